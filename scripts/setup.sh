@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs what perfring needs to build and test, from Debian's packages only.
+# Idempotent: installs nothing when everything is present; needs root otherwise.
+set -euo pipefail
+
+packages=(
+  bazel-bootstrap      # Bazel 4.2.3 (offline build; stand-ins in third_party/)
+  g++                  # GCC 12, C++17
+  libabsl-dev          # absl::Status, StrFormat, ...
+  libgtest-dev libgmock-dev
+  nlohmann-json3-dev
+  libbenchmark-dev
+  libzstd-dev          # perf.data COMPRESSED records
+  libelf-dev           # build-ids
+  linux-perf           # the peer: perf 6.1 reads our files, we read its files
+  python3              # scripts/test counts test cases from Bazel's XML
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "setup: need root to install ${missing[*]} (run as root or install them)" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
