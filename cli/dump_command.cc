@@ -1,0 +1,86 @@
+// perfring dump: a perf.data file (perfring's or perf's) as JSON Lines.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "perfdata/dump.h"
+
+namespace perfring::cli {
+
+int DumpCommand(const std::vector<std::string>& args) {
+  perfdata::DumpOptions options;
+  std::string output = "-";
+  bool help = false;
+  bool input_set = false;
+  using A = OptionSpec::Arg;
+  ArgParser p(
+      "perfring dump [FILE|-] [--sort file|time] [--header] [--format jsonl|perf-json] [-o OUT]");
+  p.Add({'i', "input", A::kRequired, "FILE", "input file (default perf.data; - = stdin)",
+         [&](absl::string_view v) {
+           options.path = std::string(v);
+           input_set = true;
+           return absl::OkStatus();
+         }});
+  p.Add({0, "sort", A::kRequired, "file|time", "record order: as in the file (default) or by time",
+         [&](absl::string_view v) {
+           if (v == "file") options.sort = perfdata::DumpOptions::Sort::kFile;
+           else if (v == "time") options.sort = perfdata::DumpOptions::Sort::kTime;
+           else return absl::InvalidArgumentError("expected 'file' or 'time'");
+           return absl::OkStatus();
+         }});
+  p.Add({0, "header", A::kNone, "", "print the header and features as one JSON object",
+         [&](absl::string_view) {
+           options.header_only = true;
+           return absl::OkStatus();
+         }});
+  p.Add({0, "format", A::kRequired, "jsonl|perf-json",
+         "jsonl (default), or the document 'perf data convert --to-json' writes",
+         [&](absl::string_view v) {
+           if (v == "jsonl") options.format = perfdata::DumpOptions::Format::kJsonLines;
+           else if (v == "perf-json") options.format = perfdata::DumpOptions::Format::kPerfJson;
+           else return absl::InvalidArgumentError("expected 'jsonl' or 'perf-json'");
+           return absl::OkStatus();
+         }});
+  p.Add({'o', "output", A::kRequired, "OUT", "write here instead of stdout",
+         [&](absl::string_view v) {
+           output = std::string(v);
+           return absl::OkStatus();
+         }});
+  p.Add({'h', "help", A::kNone, "", "this text", [&](absl::string_view) {
+           help = true;
+           return absl::OkStatus();
+         }});
+
+  std::vector<std::string> positional;
+  if (absl::Status s = p.Parse(args, &positional); !s.ok()) {
+    std::fprintf(stderr, "perfring dump: %s\n%s", std::string(s.message()).c_str(), p.Help().c_str());
+    return 2;
+  }
+  if (help) {
+    std::fputs(p.Help().c_str(), stdout);
+    return 0;
+  }
+  if (positional.size() > 1 || (positional.size() == 1 && input_set)) {
+    std::fprintf(stderr, "perfring dump: give one input file\n");
+    return 2;
+  }
+  if (positional.size() == 1) options.path = positional[0];
+
+  FILE* out = stdout;
+  if (output != "-") {
+    out = std::fopen(output.c_str(), "w");
+    if (out == nullptr) {
+      std::perror(("perfring dump: " + output).c_str());
+      return 2;
+    }
+  }
+  absl::Status status = perfdata::RunDump(options, out, stderr);
+  if (out != stdout && std::fclose(out) != 0 && status.ok())
+    status = absl::UnavailableError("cannot write " + output);
+  if (!status.ok()) return ReportError("dump", status);
+  return 0;
+}
+
+}  // namespace perfring::cli

@@ -1,0 +1,38 @@
+// perfring: a sampler and tracer built straight on perf_event_open(2).
+// Argument parsing and wiring only; the work is in the libraries.
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+
+namespace {
+
+constexpr char kUsage[] =
+    "usage: perfring <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "    record   capture samples and side-band into perf.data and/or JSON Lines\n"
+    "    dump     decode a perf.data file (perfring's or perf's) as JSON Lines\n"
+    "    help     this text; 'perfring <command> -h' for a command's options\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> all(argv, argv + argc);
+  if (argc < 2) {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  std::string command = argv[1];
+  std::vector<std::string> args(all.begin() + 2, all.end());
+  if (command == "record") return perfring::cli::RecordCommand(args, all);
+  if (command == "dump") return perfring::cli::DumpCommand(args);
+  if (command == "help" || command == "-h" || command == "--help") {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  std::fprintf(stderr, "perfring: unknown command '%s' (try 'perfring help')\n", command.c_str());
+  return 2;
+}

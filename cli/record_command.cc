@@ -1,0 +1,276 @@
+// perfring record: perf record's options, wired to sampler::RunRecord with a
+// perf.data sink, a JSON Lines sink, or both.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/perfdata_sink.h"
+#include "perfdata/writer.h"
+#include "sampler/capture_summary.h"
+#include "sampler/json_lines_sink.h"
+#include "sampler/record_options.h"
+#include "sampler/session.h"
+
+namespace perfring::cli {
+namespace {
+
+constexpr char kUsage[] =
+    "perfring record [-e LIST] [-F HZ | -c N] [-a | -C CPUS | -p PIDS | -t TIDS] "
+    "[-g | --call-graph fp|dwarf[,SIZE]] [-m PAGES] [-o FILE|-] [--json FILE|-] "
+    "[--duration S] [-- COMMAND ARGS...]";
+
+struct RecordArgs {
+  RecordOptions options;
+  std::vector<std::string> events;
+  std::optional<std::string> output;  // -o
+  std::optional<std::string> json;    // --json
+  bool force = false;
+  bool help = false;
+};
+
+absl::Status SetFlag(bool* flag) {
+  *flag = true;
+  return absl::OkStatus();
+}
+
+// perf's -F also takes "max": the kernel's perf_event_max_sample_rate.
+absl::Status ParseFrequency(absl::string_view value, RecordOptions* options) {
+  uint64_t hz = 0;
+  if (value == "max") {
+    FILE* f = std::fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
+    unsigned long long max = 0;
+    bool ok = f != nullptr && std::fscanf(f, "%llu", &max) == 1;
+    if (f) std::fclose(f);
+    if (!ok) return absl::InvalidArgumentError("cannot read /proc/sys/kernel/perf_event_max_sample_rate");
+    hz = max;
+  } else if (absl::Status s = ParseUint64(value, &hz); !s.ok()) {
+    return s;
+  }
+  if (hz == 0) return absl::InvalidArgumentError("frequency must be at least 1 Hz");
+  options->freq = hz;
+  return absl::OkStatus();
+}
+
+ArgParser MakeParser(RecordArgs* r) {
+  RecordOptions* o = &r->options;
+  ArgParser p(kUsage);
+  using A = OptionSpec::Arg;
+  auto str = [](std::string* out) {
+    return [out](absl::string_view v) { *out = std::string(v); return absl::OkStatus(); };
+  };
+  p.Add({'e', "event", A::kRequired, "LIST",
+         "events: cycles, cpu-clock, page-faults, sched:sched_switch, rNNNN, pmu/k=v/, {a,b}, :u :k :p",
+         [r](absl::string_view v) { r->events.emplace_back(v); return absl::OkStatus(); }});
+  p.Add({'F', "freq", A::kRequired, "HZ", "sample at this frequency (or 'max'); default 4000",
+         [o](absl::string_view v) { return ParseFrequency(v, o); }});
+  p.Add({'c', "count", A::kRequired, "N", "sample every N events",
+         [o](absl::string_view v) {
+           uint64_t n = 0;
+           if (absl::Status s = ParseUint64(v, &n); !s.ok()) return s;
+           if (n == 0) return absl::InvalidArgumentError("period must be at least 1");
+           o->period = n;
+           return absl::OkStatus();
+         }});
+  p.Add({'a', "all-cpus", A::kNone, "", "system-wide on every online CPU",
+         [o](absl::string_view) { return SetFlag(&o->system_wide); }});
+  p.Add({'C', "cpu", A::kRequired, "CPUS", "only these CPUs (0-1,3)", str(&o->cpus)});
+  p.Add({'p', "pid", A::kRequired, "PIDS", "existing processes (all their threads)", str(&o->pids)});
+  p.Add({'t', "tid", A::kRequired, "TIDS", "existing threads", str(&o->tids)});
+  p.Add({'i', "no-inherit", A::kNone, "", "do not follow the command's children",
+         [o](absl::string_view) { return SetFlag(&o->no_inherit); }});
+  p.Add({'g', "", A::kNone, "", "frame-pointer call graphs (--call-graph fp)",
+         [o](absl::string_view) {
+           o->call_graph.mode = CallGraphMode::kFramePointer;
+           return absl::OkStatus();
+         }});
+  p.Add({0, "call-graph", A::kRequired, "fp|dwarf[,SIZE]", "call graphs; dwarf copies SIZE bytes of user stack (8192)",
+         [o](absl::string_view v) {
+           absl::StatusOr<CallGraph> cg = ParseCallGraph(v);
+           if (!cg.ok()) return cg.status();
+           o->call_graph = *cg;
+           return absl::OkStatus();
+         }});
+  p.Add({'d', "data", A::kNone, "", "sample data addresses (ADDR)",
+         [o](absl::string_view) { return SetFlag(&o->sample_addr); }});
+  p.Add({'W', "weight", A::kNone, "", "sample the weight (WEIGHT)",
+         [o](absl::string_view) { return SetFlag(&o->sample_weight); }});
+  p.Add({0, "sample-cpu", A::kNone, "", "sample the CPU (implied by -a and -C)",
+         [o](absl::string_view) { return SetFlag(&o->sample_cpu); }});
+  p.Add({'T', "timestamp", A::kNone, "", "sample the time (always on: the merge orders by it)",
+         [](absl::string_view) { return absl::OkStatus(); }});
+  p.Add({0, "phys-data", A::kNone, "", "sample physical data addresses (PHYS_ADDR)",
+         [o](absl::string_view) { return SetFlag(&o->sample_phys_addr); }});
+  p.Add({0, "data-page-size", A::kNone, "", "sample the data page size",
+         [o](absl::string_view) { return SetFlag(&o->sample_data_page_size); }});
+  p.Add({0, "switch-events", A::kNone, "", "record context switches",
+         [o](absl::string_view) { return SetFlag(&o->switch_events); }});
+  p.Add({0, "namespaces", A::kNone, "", "record namespace events",
+         [o](absl::string_view) { return SetFlag(&o->namespaces); }});
+  p.Add({'k', "clockid", A::kRequired, "CLOCK", "timestamps from this clock (monotonic, monotonic_raw, ...)",
+         [o](absl::string_view v) {
+           absl::StatusOr<clockid_t> id = ParseClockId(v);
+           if (!id.ok()) return id.status();
+           o->clockid = *id;
+           return absl::OkStatus();
+         }});
+  p.Add({'m', "mmap-pages", A::kRequired, "PAGES", "data pages per ring, a power of two (or a size: 512K)",
+         [o](absl::string_view v) {
+           absl::StatusOr<uint32_t> pages = ParseMmapPages(v);
+           if (!pages.ok()) return pages.status();
+           o->mmap_pages = *pages;
+           return absl::OkStatus();
+         }});
+  p.Add({0, "wakeup-events", A::kRequired, "N", "wake the reader every N samples",
+         [o](absl::string_view v) {
+           uint64_t n = 0;
+           if (absl::Status s = ParseUint64(v, &n); !s.ok()) return s;
+           if (n == 0 || n > UINT32_MAX) return absl::InvalidArgumentError("must be 1 to 4294967295");
+           o->wakeup_events = static_cast<uint32_t>(n);
+           return absl::OkStatus();
+         }});
+  p.Add({0, "wakeup-watermark", A::kRequired, "BYTES", "wake the reader when this many bytes wait (default: half a ring)",
+         [o](absl::string_view v) {
+           uint64_t n = 0;
+           if (absl::Status s = ParseUint64(v, &n); !s.ok()) return s;
+           if (n == 0 || n > UINT32_MAX) return absl::InvalidArgumentError("must be 1 to 4294967295");
+           o->wakeup_watermark = static_cast<uint32_t>(n);
+           return absl::OkStatus();
+         }});
+  p.Add({0, "poll", A::kNone, "", "busy-poll the rings instead of sleeping",
+         [o](absl::string_view) { return SetFlag(&o->poll); }});
+  p.Add({0, "duration", A::kRequired, "S", "stop after S seconds",
+         [o](absl::string_view v) { return ParseDouble(v, &o->duration_seconds); }});
+  p.Add({'q', "quiet", A::kNone, "", "no status line or summary (losses are still reported)",
+         [o](absl::string_view) { return SetFlag(&o->quiet); }});
+  p.Add({'o', "output", A::kRequired, "FILE|-",
+         "perf.data output (default perf.data; - = pipe mode on stdout; a .json/.jsonl name writes JSON Lines)",
+         [r](absl::string_view v) { r->output = std::string(v); return absl::OkStatus(); }});
+  p.Add({0, "json", A::kRequired, "FILE|-", "decoded records as JSON Lines, in time order",
+         [r](absl::string_view v) { r->json = std::string(v); return absl::OkStatus(); }});
+  p.Add({'f', "force", A::kNone, "", "replace existing output (the old perf.data becomes perf.data.old)",
+         [r](absl::string_view) { return SetFlag(&r->force); }});
+  p.Add({'h', "help", A::kNone, "", "this text", [r](absl::string_view) { return SetFlag(&r->help); }});
+  return p;
+}
+
+bool IsJsonName(absl::string_view name) {
+  return absl::EndsWith(name, ".jsonl") || absl::EndsWith(name, ".json");
+}
+
+// Opens a JSON Lines output: stdout for "-", otherwise a new file (mode
+// 0600), refusing to replace an existing one unless `force`.
+absl::StatusOr<int> OpenJsonOutput(const std::string& path, bool force) {
+  if (path == "-") return STDOUT_FILENO;
+  int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL);
+  int fd = ::open(path.c_str(), flags, 0600);
+  if (fd >= 0) return fd;
+  if (errno == EEXIST)
+    return absl::AlreadyExistsError(
+        absl::StrCat(path, ": file exists (use -f to replace it)"));
+  return absl::InvalidArgumentError(absl::StrCat(path, ": cannot create: ", std::strerror(errno)));
+}
+
+}  // namespace
+
+int RecordCommand(const std::vector<std::string>& args, const std::vector<std::string>& argv) {
+  RecordArgs r;
+  ArgParser parser = MakeParser(&r);
+  std::vector<std::string> command;
+  if (absl::Status s = parser.Parse(args, &command, /*stop_at_first_positional=*/true); !s.ok()) {
+    std::fprintf(stderr, "perfring record: %s\n%s", std::string(s.message()).c_str(),
+                 parser.Help().c_str());
+    return 2;
+  }
+  if (r.help) {
+    std::fputs(parser.Help().c_str(), stdout);
+    return 0;
+  }
+  RecordOptions& options = r.options;
+  options.events = absl::StrJoin(r.events, ",");
+  options.command = command;
+  if (options.command.empty() && !options.system_wide && options.cpus.empty() &&
+      options.pids.empty() && options.tids.empty()) {
+    std::fprintf(stderr,
+                 "perfring record: nothing to record: give a command after --, or -a, -C, -p or -t\n");
+    return 2;
+  }
+
+  // Outputs: -o (perf.data, or JSON Lines for a .json/.jsonl name), --json;
+  // neither: perf.data.
+  std::string perfdata_path, json_path;
+  if (r.output) (IsJsonName(*r.output) ? json_path : perfdata_path) = *r.output;
+  if (r.json) {
+    if (!json_path.empty()) {
+      std::fprintf(stderr, "perfring record: two JSON outputs (-o %s and --json %s)\n",
+                   json_path.c_str(), r.json->c_str());
+      return 2;
+    }
+    json_path = *r.json;
+  }
+  if (perfdata_path.empty() && json_path.empty()) perfdata_path = "perf.data";
+  if (perfdata_path == "-" && json_path == "-") {
+    std::fprintf(stderr, "perfring record: -o - and --json - cannot both write to stdout\n");
+    return 2;
+  }
+
+  std::unique_ptr<PerfDataSink> perfdata_sink;
+  if (!perfdata_path.empty()) {
+    perfdata::WriterOptions wo;
+    wo.force = r.force;
+    absl::StatusOr<std::unique_ptr<perfdata::Writer>> writer =
+        perfdata::Writer::Create(perfdata_path, wo);
+    if (!writer.ok()) return ReportError("record", writer.status());
+    perfdata::RecordingInfo info;
+    info.cmdline = argv;
+    info.clockid = options.clockid;
+    perfdata_sink = std::make_unique<PerfDataSink>(std::move(*writer), std::move(info));
+  }
+  std::unique_ptr<JsonLinesSink> json_sink;
+  int json_fd = -1;
+  if (!json_path.empty()) {
+    absl::StatusOr<int> fd = OpenJsonOutput(json_path, r.force);
+    if (!fd.ok()) return ReportError("record", fd.status());
+    json_fd = *fd;
+    json_sink = std::make_unique<JsonLinesSink>(json_fd);
+  }
+  std::vector<RecordSink*> sinks;
+  if (perfdata_sink) sinks.push_back(perfdata_sink.get());
+  if (json_sink) sinks.push_back(json_sink.get());
+  TeeSink tee(sinks);
+  RecordSink* sink = sinks.size() == 1 ? sinks[0] : &tee;
+
+  absl::StatusOr<CaptureSummary> summary = RunRecord(options, sink);
+  if (json_fd > STDERR_FILENO) ::close(json_fd);
+  if (!summary.ok()) return ReportError("record", summary.status());
+
+  std::string outputs;
+  if (!perfdata_path.empty())
+    outputs = perfdata_path == "-" ? "perf.data (pipe) to stdout" : perfdata_path;
+  if (!json_path.empty())
+    absl::StrAppend(&outputs, outputs.empty() ? "" : " and ",
+                    json_path == "-" ? "JSON Lines to stdout" : json_path);
+  std::string text = RenderSummary(*summary, outputs);
+  if (!options.quiet || summary->total.any_loss() || summary->kernel_lost != 0)
+    std::fputs(text.c_str(), stderr);
+  if (json_sink && json_sink->malformed_records() != 0)
+    std::fprintf(stderr, "perfring record: %llu records did not decode (first: %s); they are in the JSON as MALFORMED\n",
+                 static_cast<unsigned long long>(json_sink->malformed_records()),
+                 json_sink->first_malformed_error().c_str());
+  return 0;
+}
+
+}  // namespace perfring::cli

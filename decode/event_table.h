@@ -1,0 +1,62 @@
+// The events of a capture or a perf.data file, and the routing of a record to
+// the event that produced it.
+//
+// Routing follows perf (evlist__event2evsel): with one event every record is
+// that event's; with several, the id is read at PERF_SAMPLE_IDENTIFIER's place
+// (first u64 of a SAMPLE body, last u64 of a sample_id trailer) or, without
+// IDENTIFIER, at the position PERF_SAMPLE_ID has in the first event's layout
+// (perf's id_pos for samples, is_pos counted from the record end for the
+// trailer). Id 0 (perf's synthesized records) means the first event.
+//
+// Thread-compatible: const calls may run concurrently; Add/AddId need
+// exclusive access. References and pointers to EventInfo stay valid for the
+// life of the table (events are never moved once added).
+#ifndef PERFRING_DECODE_EVENT_TABLE_H_
+#define PERFRING_DECODE_EVENT_TABLE_H_
+
+#include <linux/perf_event.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "decode/event_format.h"
+
+namespace perfring {
+
+struct EventInfo {
+  std::string name;          // e.g. "cpu-clock", "sched:sched_switch"
+  perf_event_attr attr{};    // as opened (or as read from the file)
+  EventFormat format;        // normally EventFormat::FromAttr(attr)
+  std::vector<uint64_t> ids; // kernel ids of this event's fds (PERF_EVENT_IOC_ID)
+};
+
+class EventTable {
+ public:
+  // Adds an event and registers every id in info.ids. Returns its index
+  // (0, 1, 2 ... in order of addition).
+  int Add(EventInfo info);
+  // Registers one more kernel id for the event at `index` (also appended to
+  // its `ids`). `index` must come from Add. A later registration of the same
+  // id wins.
+  void AddId(uint64_t id, int index);
+
+  size_t size() const { return events_.size(); }
+  const EventInfo& at(int index) const { return events_[index]; }
+
+  // The event the record `record[0, size)` belongs to, or nullptr when the
+  // table is empty, the record is too short to hold its id, or the id
+  // matches no event. Reads only inside the record.
+  const EventInfo* Resolve(const uint8_t* record, uint32_t size) const;
+
+ private:
+  std::deque<EventInfo> events_;
+  absl::flat_hash_map<uint64_t, int> index_by_id_;
+};
+
+}  // namespace perfring
+
+#endif  // PERFRING_DECODE_EVENT_TABLE_H_

@@ -1,0 +1,1108 @@
+#include "decode/json_writer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string_view>
+
+#include "absl/base/optimization.h"
+
+namespace perfring {
+namespace {
+
+// Constants newer than the 6.1 uapi headers.
+constexpr uint64_t kContextUserDeferred = static_cast<uint64_t>(-640);  // 6.18
+
+// "00".."99", for two digits per division.
+constexpr char kDigitPairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+constexpr char kHexDigits[] = "0123456789abcdef";
+
+// A streaming JSON writer: output goes through a fixed stack buffer that is
+// appended to the string when full and at the end, so a record costs one or
+// a few appends and no allocation once the string has capacity. Commas are
+// inserted by Key() and array elements from the `need_comma_` state.
+class JsonSink {
+ public:
+  explicit JsonSink(std::string* out) : out_(out) {}
+  JsonSink(const JsonSink&) = delete;
+  JsonSink& operator=(const JsonSink&) = delete;
+  ~JsonSink() { out_->append(buf_, n_); }
+
+  // Object and array structure.
+  void BeginObject() { Separator(); Put('{'); need_comma_ = false; }
+  void EndObject() { Put('}'); need_comma_ = true; }
+  void BeginArray() { Separator(); Put('['); need_comma_ = false; }
+  void EndArray() { Put(']'); need_comma_ = true; }
+
+  // `"key":` (with a leading comma when needed). `key` is a literal that
+  // needs no escaping.
+  template <size_t N>
+  void Key(const char (&key)[N]) {
+    char* p = Reserve(N + 3);
+    if (need_comma_) *p++ = ',';
+    *p++ = '"';
+    std::memcpy(p, key, N - 1);
+    p += N - 1;
+    *p++ = '"';
+    *p++ = ':';
+    Commit(p);
+    need_comma_ = false;
+  }
+
+  void U64(uint64_t v) {
+    char* p = Reserve(21);
+    if (need_comma_) *p++ = ',';
+    Commit(FormatDecimal(v, p));
+    need_comma_ = true;
+  }
+  void I64(int64_t v) {
+    char* p = Reserve(22);
+    if (need_comma_) *p++ = ',';
+    if (v < 0) {
+      *p++ = '-';
+      Commit(FormatDecimal(0 - static_cast<uint64_t>(v), p));
+    } else {
+      Commit(FormatDecimal(static_cast<uint64_t>(v), p));
+    }
+    need_comma_ = true;
+  }
+  // "0x<lower-case hex, no leading zeros>"
+  void Hex(uint64_t v) {
+    char* p = Reserve(21);
+    if (need_comma_) *p++ = ',';
+    *p++ = '"';
+    *p++ = '0';
+    *p++ = 'x';
+    const int digits = v == 0 ? 1 : (67 - __builtin_clzll(v)) / 4;
+    for (int i = digits - 1; i >= 0; --i) {
+      p[i] = kHexDigits[v & 0xf];
+      v >>= 4;
+    }
+    p += digits;
+    *p++ = '"';
+    Commit(p);
+    need_comma_ = true;
+  }
+  void Bool(bool v) {
+    if (v) {
+      Literal("true", 4);
+    } else {
+      Literal("false", 5);
+    }
+  }
+  void Null() { Literal("null", 4); }
+  void Double(double v) {
+    if (!std::isfinite(v)) return Null();
+    char tmp[32];
+    const int n = std::snprintf(tmp, sizeof tmp, "%.17g", v);
+    Literal(tmp, static_cast<size_t>(n));
+  }
+
+  // A string known to need no escaping (names from our own tables).
+  void PlainString(std::string_view s) {
+    Separator();
+    Put('"');
+    Append(s.data(), s.size());
+    Put('"');
+    need_comma_ = true;
+  }
+
+  // Bytes as lower-case hex digits in a JSON string (no "0x").
+  void HexBytes(ByteView bytes) {
+    Separator();
+    Put('"');
+    size_t i = 0;
+    while (i < bytes.size()) {
+      const size_t chunk = std::min(bytes.size() - i, kCapacity / 4);
+      char* p = Reserve(2 * chunk);
+      for (size_t j = 0; j < chunk; ++j) {
+        const uint8_t b = bytes[i + j];
+        *p++ = kHexDigits[b >> 4];
+        *p++ = kHexDigits[b & 0xf];
+      }
+      Commit(p);
+      i += chunk;
+    }
+    Put('"');
+    need_comma_ = true;
+  }
+
+  // Any bytes as a JSON string: quotes, backslashes and control characters
+  // escaped; valid UTF-8 copied; every byte of an invalid sequence written
+  // as \u00XX (its Latin-1 code point), so the result always parses.
+  void String(std::string_view s) {
+    Separator();
+    Put('"');
+    const auto* p = reinterpret_cast<const uint8_t*>(s.data());
+    const uint8_t* end = p + s.size();
+    while (p < end) {
+      // Copy the longest run of plain printable ASCII in one go.
+      const uint8_t* run = p;
+      while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\') ++p;
+      if (p != run) Append(reinterpret_cast<const char*>(run), static_cast<size_t>(p - run));
+      if (p == end) break;
+      const uint8_t c = *p;
+      if (c < 0x80) {
+        EscapeAscii(c);
+        ++p;
+        continue;
+      }
+      const size_t n = Utf8SequenceLength(p, end);
+      if (n == 0) {
+        EscapeCodePoint(c);
+        ++p;
+      } else {
+        Append(reinterpret_cast<const char*>(p), n);
+        p += n;
+      }
+    }
+    Put('"');
+    need_comma_ = true;
+  }
+
+ private:
+  static constexpr size_t kCapacity = 4096;
+
+  // Returns space for `n` (<= kCapacity) bytes, flushing first if needed.
+  char* Reserve(size_t n) {
+    if (ABSL_PREDICT_FALSE(n_ + n > kCapacity)) Flush();
+    return buf_ + n_;
+  }
+  void Commit(char* end) { n_ = static_cast<size_t>(end - buf_); }
+  void Flush() {
+    out_->append(buf_, n_);
+    n_ = 0;
+  }
+  void Put(char c) { *Reserve(1) = c; ++n_; }
+  void Append(const char* s, size_t len) {
+    if (ABSL_PREDICT_FALSE(len > kCapacity / 2)) {
+      Flush();
+      out_->append(s, len);
+      return;
+    }
+    char* p = Reserve(len);
+    // Names, numbers and most strings are short: a byte loop beats a call
+    // to memcpy for them.
+    if (len <= 16) {
+      for (size_t i = 0; i < len; ++i) p[i] = s[i];
+    } else {
+      std::memcpy(p, s, len);
+    }
+    n_ += len;
+  }
+  void Separator() {
+    if (need_comma_) Put(',');
+  }
+  void Literal(const char* s, size_t len) {
+    Separator();
+    Append(s, len);
+    need_comma_ = true;
+  }
+
+  static int DecimalDigits(uint64_t v) {
+    int n = 1;
+    for (;;) {
+      if (v < 10) return n;
+      if (v < 100) return n + 1;
+      if (v < 1000) return n + 2;
+      if (v < 10000) return n + 3;
+      v /= 10000;
+      n += 4;
+    }
+  }
+
+  // Writes v's digits in place, two at a time from the end.
+  static char* FormatDecimal(uint64_t v, char* out) {
+    char* end = out + DecimalDigits(v);
+    char* q = end;
+    while (v >= 100) {
+      const unsigned r = static_cast<unsigned>(v % 100);
+      v /= 100;
+      q -= 2;
+      q[0] = kDigitPairs[2 * r];
+      q[1] = kDigitPairs[2 * r + 1];
+    }
+    if (v >= 10) {
+      q[-2] = kDigitPairs[2 * v];
+      q[-1] = kDigitPairs[2 * v + 1];
+    } else {
+      q[-1] = static_cast<char>('0' + v);
+    }
+    return end;
+  }
+
+  void EscapeAscii(uint8_t c) {
+    switch (c) {
+      case '"': Append("\\\"", 2); return;
+      case '\\': Append("\\\\", 2); return;
+      case '\b': Append("\\b", 2); return;
+      case '\f': Append("\\f", 2); return;
+      case '\n': Append("\\n", 2); return;
+      case '\r': Append("\\r", 2); return;
+      case '\t': Append("\\t", 2); return;
+      default: EscapeCodePoint(c); return;
+    }
+  }
+
+  void EscapeCodePoint(uint8_t c) {
+    char* p = Reserve(6);
+    p[0] = '\\';
+    p[1] = 'u';
+    p[2] = '0';
+    p[3] = '0';
+    p[4] = kHexDigits[c >> 4];
+    p[5] = kHexDigits[c & 0xf];
+    Commit(p + 6);
+  }
+
+  // Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlongs,
+  // no surrogates, nothing above U+10FFFF), or 0 if there is none.
+  static size_t Utf8SequenceLength(const uint8_t* p, const uint8_t* end) {
+    const size_t avail = static_cast<size_t>(end - p);
+    const uint8_t c = p[0];
+    auto cont = [](uint8_t b) { return (b & 0xc0) == 0x80; };
+    if (c >= 0xc2 && c <= 0xdf) return avail >= 2 && cont(p[1]) ? 2 : 0;
+    if (c >= 0xe0 && c <= 0xef) {
+      if (avail < 3 || !cont(p[1]) || !cont(p[2])) return 0;
+      if (c == 0xe0 && p[1] < 0xa0) return 0;  // overlong
+      if (c == 0xed && p[1] > 0x9f) return 0;  // surrogates
+      return 3;
+    }
+    if (c >= 0xf0 && c <= 0xf4) {
+      if (avail < 4 || !cont(p[1]) || !cont(p[2]) || !cont(p[3])) return 0;
+      if (c == 0xf0 && p[1] < 0x90) return 0;  // overlong
+      if (c == 0xf4 && p[1] > 0x8f) return 0;  // above U+10FFFF
+      return 4;
+    }
+    return 0;
+  }
+
+  std::string* out_;
+  char buf_[kCapacity];
+  size_t n_ = 0;
+  bool need_comma_ = false;
+};
+
+// ---------------------------------------------------------------------------
+// Pieces shared by several records.
+
+const char* ContextMarkerName(uint64_t v) {
+  switch (v) {
+    case PERF_CONTEXT_HV: return "PERF_CONTEXT_HV";
+    case PERF_CONTEXT_KERNEL: return "PERF_CONTEXT_KERNEL";
+    case PERF_CONTEXT_USER: return "PERF_CONTEXT_USER";
+    case kContextUserDeferred: return "PERF_CONTEXT_USER_DEFERRED";
+    case PERF_CONTEXT_GUEST: return "PERF_CONTEXT_GUEST";
+    case PERF_CONTEXT_GUEST_KERNEL: return "PERF_CONTEXT_GUEST_KERNEL";
+    case PERF_CONTEXT_GUEST_USER: return "PERF_CONTEXT_GUEST_USER";
+    default: return nullptr;
+  }
+}
+
+void WriteCallchain(JsonSink& j, const U64Array& ips) {
+  j.BeginArray();
+  for (size_t i = 0; i < ips.size(); ++i) {
+    const uint64_t ip = ips[i];
+    const char* marker = ip >= PERF_CONTEXT_MAX ? ContextMarkerName(ip) : nullptr;
+    if (marker != nullptr) {
+      j.PlainString(marker);
+    } else {
+      j.Hex(ip);
+    }
+  }
+  j.EndArray();
+}
+
+void WriteReadData(JsonSink& j, const ReadData& r) {
+  const uint64_t f = r.read_format;
+  j.BeginObject();
+  if (f & PERF_FORMAT_TOTAL_TIME_ENABLED) {
+    j.Key("time_enabled");
+    j.U64(r.time_enabled);
+  }
+  if (f & PERF_FORMAT_TOTAL_TIME_RUNNING) {
+    j.Key("time_running");
+    j.U64(r.time_running);
+  }
+  auto write_value = [&j, f](const ReadValue& v) {
+    j.Key("value");
+    j.U64(v.value);
+    if (f & PERF_FORMAT_ID) {
+      j.Key("id");
+      j.U64(v.id);
+    }
+    if (f & PERF_FORMAT_LOST) {
+      j.Key("lost");
+      j.U64(v.lost);
+    }
+  };
+  if (r.group()) {
+    j.Key("values");
+    j.BeginArray();
+    for (size_t i = 0; i < r.nr; ++i) {
+      j.BeginObject();
+      write_value(r.value(i));
+      j.EndObject();
+    }
+    j.EndArray();
+  } else {
+    write_value(r.single);
+  }
+  j.EndObject();
+}
+
+void WriteRegs(JsonSink& j, const Regs& regs) {
+  j.BeginObject();
+  j.Key("abi");
+  j.U64(regs.abi);
+  j.Key("mask");
+  j.Hex(regs.mask);
+  j.Key("regs");
+  j.BeginArray();
+  for (size_t i = 0; i < regs.regs.size(); ++i) j.Hex(regs.regs[i]);
+  j.EndArray();
+  j.EndObject();
+}
+
+void WriteBranchStack(JsonSink& j, const BranchStack& b) {
+  j.BeginObject();
+  j.Key("nr");
+  j.U64(b.entries.size());
+  if (b.has_hw_idx) {
+    j.Key("hw_idx");
+    j.I64(static_cast<int64_t>(b.hw_idx));  // -1ULL: the whole stack is valid
+  }
+  j.Key("entries");
+  j.BeginArray();
+  for (size_t i = 0; i < b.entries.size(); ++i) {
+    const BranchEntry e = b.entries[i];
+    // struct perf_branch_entry bit fields: mispred:1 predicted:1 in_tx:1
+    // abort:1 cycles:16 type:4 ...
+    j.BeginObject();
+    j.Key("from");
+    j.Hex(e.from);
+    j.Key("to");
+    j.Hex(e.to);
+    j.Key("flags");
+    j.Hex(e.flags);
+    j.Key("mispred");
+    j.Bool(e.flags & 1);
+    j.Key("predicted");
+    j.Bool((e.flags >> 1) & 1);
+    j.Key("in_tx");
+    j.Bool((e.flags >> 2) & 1);
+    j.Key("abort");
+    j.Bool((e.flags >> 3) & 1);
+    j.Key("cycles");
+    j.U64((e.flags >> 4) & 0xffff);
+    j.Key("branch_type");
+    j.U64((e.flags >> 20) & 0xf);
+    j.EndObject();
+  }
+  j.EndArray();
+  if (!b.counters.empty()) {
+    j.Key("counters");
+    j.BeginArray();
+    for (size_t i = 0; i < b.counters.size(); ++i) j.U64(b.counters[i]);
+    j.EndArray();
+  }
+  j.EndObject();
+}
+
+void WriteSampleId(JsonSink& j, const SampleId& s) {
+  const uint64_t t = s.sample_type;
+  j.Key("sample_id");
+  j.BeginObject();
+  if (t & PERF_SAMPLE_TID) {
+    j.Key("pid");
+    j.I64(static_cast<int32_t>(s.pid));
+    j.Key("tid");
+    j.I64(static_cast<int32_t>(s.tid));
+  }
+  if (t & PERF_SAMPLE_TIME) {
+    j.Key("time");
+    j.U64(s.time);
+  }
+  if (t & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER)) {
+    j.Key("id");
+    j.U64((t & PERF_SAMPLE_ID) ? s.id : s.identifier);
+  }
+  if (t & PERF_SAMPLE_STREAM_ID) {
+    j.Key("stream_id");
+    j.U64(s.stream_id);
+  }
+  if (t & PERF_SAMPLE_CPU) {
+    j.Key("cpu");
+    j.U64(s.cpu);
+  }
+  j.EndObject();
+}
+
+void WriteCpumode(JsonSink& j, uint16_t misc) {
+  j.Key("cpumode");
+  j.PlainString(CpumodeName(misc));
+}
+
+void WritePidTid(JsonSink& j, uint32_t pid, uint32_t tid) {
+  // The kernel's u32 pid/tid hold -1 for "none" (e.g. kernel maps).
+  j.Key("pid");
+  j.I64(static_cast<int32_t>(pid));
+  j.Key("tid");
+  j.I64(static_cast<int32_t>(tid));
+}
+
+void WriteCpuMapData(JsonSink& j, const CpuMapData& m) {
+  j.Key("map_type");
+  j.U64(m.map_type);
+  switch (m.map_type) {
+    case 0:
+      j.Key("cpus");
+      j.BeginArray();
+      for (size_t i = 0; i < m.cpus.size(); ++i) j.U64(m.cpus[i]);
+      j.EndArray();
+      break;
+    case 1:
+      j.Key("cpus");
+      j.BeginArray();
+      for (size_t byte = 0; byte < m.mask.size(); ++byte) {
+        for (int bit = 0; bit < 8; ++bit) {
+          if (m.mask[byte] & (1u << bit)) j.U64(8 * byte + bit);
+        }
+      }
+      j.EndArray();
+      break;
+    case 2:
+      j.Key("any_cpu");
+      j.U64(m.any_cpu);
+      j.Key("start_cpu");
+      j.U64(m.start_cpu);
+      j.Key("end_cpu");
+      j.U64(m.end_cpu);
+      break;
+    default:
+      break;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Bodies.
+
+void WriteSample(JsonSink& j, uint16_t misc, const Sample& s) {
+  const uint64_t t = s.sample_type;
+  WriteCpumode(j, misc);
+  if (misc & PERF_RECORD_MISC_EXACT_IP) {
+    j.Key("exact_ip");
+    j.Bool(true);
+  }
+  if (t & PERF_SAMPLE_IP) {
+    j.Key("ip");
+    j.Hex(s.ip);
+  }
+  if (t & PERF_SAMPLE_TID) WritePidTid(j, s.pid, s.tid);
+  if (t & PERF_SAMPLE_TIME) {
+    j.Key("time");
+    j.U64(s.time);
+  }
+  if (t & PERF_SAMPLE_ADDR) {
+    j.Key("addr");
+    j.Hex(s.addr);
+  }
+  if (t & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER)) {
+    j.Key("id");
+    j.U64((t & PERF_SAMPLE_ID) ? s.id : s.identifier);
+  }
+  if (t & PERF_SAMPLE_STREAM_ID) {
+    j.Key("stream_id");
+    j.U64(s.stream_id);
+  }
+  if (t & PERF_SAMPLE_CPU) {
+    j.Key("cpu");
+    j.U64(s.cpu);
+  }
+  if (t & PERF_SAMPLE_PERIOD) {
+    j.Key("period");
+    j.U64(s.period);
+  }
+  if (t & PERF_SAMPLE_READ) {
+    j.Key("read");
+    WriteReadData(j, s.read);
+  }
+  if (t & PERF_SAMPLE_CALLCHAIN) {
+    j.Key("callchain");
+    WriteCallchain(j, s.callchain);
+  }
+  if (t & PERF_SAMPLE_RAW) {
+    j.Key("raw");
+    j.HexBytes(s.raw);
+  }
+  if (t & PERF_SAMPLE_BRANCH_STACK) {
+    j.Key("branch_stack");
+    WriteBranchStack(j, s.branch_stack);
+  }
+  if (t & PERF_SAMPLE_REGS_USER) {
+    j.Key("regs_user");
+    WriteRegs(j, s.regs_user);
+  }
+  if (t & PERF_SAMPLE_STACK_USER) {
+    j.Key("stack_user");
+    j.BeginObject();
+    j.Key("size");
+    j.U64(s.stack_user.size);
+    if (s.stack_user.has_dyn_size) {
+      j.Key("dyn_size");
+      j.U64(s.stack_user.dyn_size);
+    }
+    j.EndObject();
+  }
+  if (t & PERF_SAMPLE_WEIGHT_STRUCT) {
+    const WeightStruct w = s.weight_struct();
+    j.Key("weight");
+    j.U64(w.var1_dw);
+    j.Key("weight_struct");
+    j.BeginObject();
+    j.Key("var1_dw");
+    j.U64(w.var1_dw);
+    j.Key("var2_w");
+    j.U64(w.var2_w);
+    j.Key("var3_w");
+    j.U64(w.var3_w);
+    j.EndObject();
+  } else if (t & PERF_SAMPLE_WEIGHT) {
+    j.Key("weight");
+    j.U64(s.weight);
+  }
+  if (t & PERF_SAMPLE_DATA_SRC) {
+    j.Key("data_src");
+    j.Hex(s.data_src);
+  }
+  if (t & PERF_SAMPLE_TRANSACTION) {
+    j.Key("transaction");
+    j.Hex(s.transaction);
+  }
+  if (t & PERF_SAMPLE_REGS_INTR) {
+    j.Key("regs_intr");
+    WriteRegs(j, s.regs_intr);
+  }
+  if (t & PERF_SAMPLE_PHYS_ADDR) {
+    j.Key("phys_addr");
+    j.Hex(s.phys_addr);
+  }
+  if (t & PERF_SAMPLE_CGROUP) {
+    j.Key("cgroup");
+    j.U64(s.cgroup);
+  }
+  if (t & PERF_SAMPLE_DATA_PAGE_SIZE) {
+    j.Key("data_page_size");
+    j.U64(s.data_page_size);
+  }
+  if (t & PERF_SAMPLE_CODE_PAGE_SIZE) {
+    j.Key("code_page_size");
+    j.U64(s.code_page_size);
+  }
+  if (t & PERF_SAMPLE_AUX) {
+    j.Key("aux");
+    j.HexBytes(s.aux);
+  }
+}
+
+void WriteMmapMisc(JsonSink& j, uint16_t misc) {
+  WriteCpumode(j, misc);
+  if (misc & PERF_RECORD_MISC_MMAP_DATA) {
+    j.Key("mmap_data");
+    j.Bool(true);
+  }
+  if (misc & PERF_RECORD_MISC_PROC_MAP_PARSE_TIMEOUT) {
+    j.Key("proc_map_parse_timeout");
+    j.Bool(true);
+  }
+}
+
+void WriteAddrLenPgoff(JsonSink& j, uint64_t addr, uint64_t len, uint64_t pgoff) {
+  j.Key("addr");
+  j.Hex(addr);
+  j.Key("len");
+  j.Hex(len);
+  j.Key("pgoff");
+  j.Hex(pgoff);
+}
+
+void WriteHeaderAttr(JsonSink& j, const HeaderAttrRecord& a) {
+  const perf_event_attr& attr = a.attr;
+  j.Key("attr");
+  j.BeginObject();
+  j.Key("type");
+  j.U64(attr.type);
+  j.Key("size");
+  j.U64(a.attr_size);
+  j.Key("config");
+  j.Hex(attr.config);
+  if (attr.freq) {
+    j.Key("sample_freq");
+    j.U64(attr.sample_freq);
+  } else {
+    j.Key("sample_period");
+    j.U64(attr.sample_period);
+  }
+  j.Key("sample_type");
+  j.Hex(attr.sample_type);
+  j.Key("read_format");
+  j.Hex(attr.read_format);
+  uint64_t flags;  // the bit-field word after read_format
+  std::memcpy(&flags, reinterpret_cast<const uint8_t*>(&attr) + 40, sizeof flags);
+  j.Key("flags");
+  j.Hex(flags);
+  j.Key("sample_id_all");
+  j.Bool(attr.sample_id_all);
+  j.Key("wakeup_events");
+  j.U64(attr.wakeup_events);
+  j.Key("config1");
+  j.Hex(attr.config1);
+  j.Key("config2");
+  j.Hex(attr.config2);
+  j.Key("branch_sample_type");
+  j.Hex(attr.branch_sample_type);
+  j.Key("sample_regs_user");
+  j.Hex(attr.sample_regs_user);
+  j.Key("sample_stack_user");
+  j.U64(attr.sample_stack_user);
+  j.Key("clockid");
+  j.I64(attr.clockid);
+  j.Key("sample_regs_intr");
+  j.Hex(attr.sample_regs_intr);
+  j.Key("aux_watermark");
+  j.U64(attr.aux_watermark);
+  j.Key("sample_max_stack");
+  j.U64(attr.sample_max_stack);
+  j.EndObject();
+  j.Key("ids");
+  j.BeginArray();
+  for (size_t i = 0; i < a.ids.size(); ++i) j.U64(a.ids[i]);
+  j.EndArray();
+}
+
+// One visitor per body struct; `rec` gives the header (misc, type).
+struct BodyWriter {
+  JsonSink& j;
+  const Record& rec;
+
+  void operator()(const Sample& s) { WriteSample(j, rec.misc(), s); }
+  void operator()(const RawRecord& r) {
+    j.Key("type_id");
+    j.U64(rec.type());
+    j.Key("data");
+    j.HexBytes(r.data);
+  }
+  void operator()(const MmapRecord& m) {
+    WriteMmapMisc(j, rec.misc());
+    WritePidTid(j, m.pid, m.tid);
+    WriteAddrLenPgoff(j, m.addr, m.len, m.pgoff);
+    j.Key("filename");
+    j.String(m.filename);
+  }
+  void operator()(const LostRecord& l) {
+    j.Key("id");
+    j.U64(l.id);
+    j.Key("lost");
+    j.U64(l.lost);
+  }
+  void operator()(const CommRecord& c) {
+    if (rec.misc() & PERF_RECORD_MISC_COMM_EXEC) {
+      j.Key("exec");
+      j.Bool(true);
+    }
+    WritePidTid(j, c.pid, c.tid);
+    j.Key("comm");
+    j.String(c.comm);
+  }
+  void operator()(const TaskRecord& t) {
+    if (rec.type() == PERF_RECORD_FORK && (rec.misc() & PERF_RECORD_MISC_FORK_EXEC)) {
+      j.Key("exec");
+      j.Bool(true);
+    }
+    j.Key("pid");
+    j.I64(static_cast<int32_t>(t.pid));
+    j.Key("ppid");
+    j.I64(static_cast<int32_t>(t.ppid));
+    j.Key("tid");
+    j.I64(static_cast<int32_t>(t.tid));
+    j.Key("ptid");
+    j.I64(static_cast<int32_t>(t.ptid));
+    j.Key("time");
+    j.U64(t.time);
+  }
+  void operator()(const ThrottleRecord& t) {
+    j.Key("time");
+    j.U64(t.time);
+    j.Key("id");
+    j.U64(t.id);
+    j.Key("stream_id");
+    j.U64(t.stream_id);
+  }
+  void operator()(const ReadRecord& r) {
+    WritePidTid(j, r.pid, r.tid);
+    j.Key("read");
+    WriteReadData(j, r.values);
+  }
+  void operator()(const Mmap2Record& m) {
+    WriteMmapMisc(j, rec.misc());
+    WritePidTid(j, m.pid, m.tid);
+    WriteAddrLenPgoff(j, m.addr, m.len, m.pgoff);
+    if (m.has_build_id) {
+      j.Key("build_id");
+      j.HexBytes(m.build_id);
+    } else {
+      j.Key("maj");
+      j.U64(m.maj);
+      j.Key("min");
+      j.U64(m.min);
+      j.Key("ino");
+      j.U64(m.ino);
+      j.Key("ino_generation");
+      j.U64(m.ino_generation);
+    }
+    j.Key("prot");
+    j.U64(m.prot);
+    j.Key("flags");
+    j.U64(m.flags);
+    j.Key("filename");
+    j.String(m.filename);
+  }
+  void operator()(const AuxRecord& a) {
+    j.Key("aux_offset");
+    j.U64(a.aux_offset);
+    j.Key("aux_size");
+    j.U64(a.aux_size);
+    j.Key("flags");
+    j.U64(a.flags);
+    if (a.flags & PERF_AUX_FLAG_TRUNCATED) {
+      j.Key("truncated");
+      j.Bool(true);
+    }
+    if (a.flags & PERF_AUX_FLAG_OVERWRITE) {
+      j.Key("overwrite");
+      j.Bool(true);
+    }
+    if (a.flags & PERF_AUX_FLAG_PARTIAL) {
+      j.Key("partial");
+      j.Bool(true);
+    }
+    if (a.flags & PERF_AUX_FLAG_COLLISION) {
+      j.Key("collision");
+      j.Bool(true);
+    }
+  }
+  void operator()(const ItraceStartRecord& i) { WritePidTid(j, i.pid, i.tid); }
+  void operator()(const LostSamplesRecord& l) {
+    j.Key("lost");
+    j.U64(l.lost);
+  }
+  void operator()(const SwitchRecord& s) {
+    j.Key("out");
+    j.Bool(rec.misc() & PERF_RECORD_MISC_SWITCH_OUT);
+    j.Key("preempt");
+    j.Bool(rec.misc() & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+    if (s.cpu_wide) {
+      j.Key("next_prev_pid");
+      j.I64(static_cast<int32_t>(s.next_prev_pid));
+      j.Key("next_prev_tid");
+      j.I64(static_cast<int32_t>(s.next_prev_tid));
+    }
+  }
+  void operator()(const NamespacesRecord& n) {
+    WritePidTid(j, n.pid, n.tid);
+    j.Key("namespaces");
+    j.BeginArray();
+    for (size_t i = 0; i < n.namespaces.size(); ++i) {
+      const NamespaceEntry e = n.namespaces[i];
+      j.BeginObject();
+      j.Key("dev");
+      j.U64(e.dev);
+      j.Key("ino");
+      j.U64(e.ino);
+      j.EndObject();
+    }
+    j.EndArray();
+  }
+  void operator()(const KsymbolRecord& k) {
+    j.Key("addr");
+    j.Hex(k.addr);
+    j.Key("len");
+    j.U64(k.len);
+    j.Key("ksym_type");
+    j.U64(k.ksym_type);
+    j.Key("flags");
+    j.U64(k.flags);
+    j.Key("name");
+    j.String(k.name);
+  }
+  void operator()(const BpfEventRecord& b) {
+    j.Key("bpf_event_type");
+    j.U64(b.type);
+    j.Key("flags");
+    j.U64(b.flags);
+    j.Key("id");
+    j.U64(b.id);
+    j.Key("tag");
+    j.HexBytes(b.tag);
+  }
+  void operator()(const CgroupRecord& c) {
+    j.Key("id");
+    j.U64(c.id);
+    j.Key("path");
+    j.String(c.path);
+  }
+  void operator()(const TextPokeRecord& p) {
+    WriteCpumode(j, rec.misc());
+    j.Key("addr");
+    j.Hex(p.addr);
+    j.Key("old_len");
+    j.U64(p.old_bytes.size());
+    j.Key("new_len");
+    j.U64(p.new_bytes.size());
+    j.Key("old_bytes");
+    j.HexBytes(p.old_bytes);
+    j.Key("new_bytes");
+    j.HexBytes(p.new_bytes);
+  }
+  void operator()(const AuxOutputHwIdRecord& a) {
+    j.Key("hw_id");
+    j.U64(a.hw_id);
+  }
+  void operator()(const CallchainDeferredRecord& c) {
+    j.Key("cookie");
+    j.U64(c.cookie);
+    j.Key("nr");
+    j.U64(c.ips.size());
+    j.Key("ips");
+    WriteCallchain(j, c.ips);
+  }
+  void operator()(const HeaderAttrRecord& a) { WriteHeaderAttr(j, a); }
+  void operator()(const HeaderEventTypeRecord& e) {
+    j.Key("event_id");
+    j.U64(e.event_id);
+    j.Key("name");
+    j.String(e.name);
+  }
+  void operator()(const TracingDataRecord& t) {
+    j.Key("size");
+    j.U64(t.size);
+  }
+  void operator()(const BuildIdRecord& b) {
+    WriteCpumode(j, rec.misc());
+    j.Key("pid");
+    j.I64(b.pid);
+    j.Key("build_id");
+    j.HexBytes(b.build_id);
+    j.Key("filename");
+    j.String(b.filename);
+  }
+  void operator()(const HeaderOnlyRecord&) {}
+  void operator()(const IdIndexRecord& x) {
+    j.Key("nr");
+    j.U64(x.entries.size());
+    j.Key("entries");
+    j.BeginArray();
+    for (size_t i = 0; i < x.entries.size(); ++i) {
+      const IdIndexEntry e = x.entries[i];
+      j.BeginObject();
+      j.Key("id");
+      j.U64(e.id);
+      j.Key("idx");
+      j.U64(e.idx);
+      j.Key("cpu");
+      j.I64(static_cast<int64_t>(e.cpu));
+      j.Key("tid");
+      j.I64(static_cast<int64_t>(e.tid));
+      j.EndObject();
+    }
+    j.EndArray();
+  }
+  void operator()(const AuxtraceInfoRecord& a) {
+    j.Key("auxtrace_type");
+    j.U64(a.type);
+    j.Key("priv");
+    j.BeginArray();
+    for (size_t i = 0; i < a.priv.size(); ++i) j.U64(a.priv[i]);
+    j.EndArray();
+  }
+  void operator()(const AuxtraceRecord& a) {
+    j.Key("size");
+    j.U64(a.size);
+    j.Key("offset");
+    j.U64(a.offset);
+    j.Key("reference");
+    j.U64(a.reference);
+    j.Key("idx");
+    j.U64(a.idx);
+    j.Key("tid");
+    j.I64(static_cast<int32_t>(a.tid));
+    j.Key("cpu");
+    j.I64(static_cast<int32_t>(a.cpu));
+  }
+  void operator()(const AuxtraceErrorRecord& e) {
+    j.Key("error_type");
+    j.U64(e.type);
+    j.Key("code");
+    j.U64(e.code);
+    j.Key("cpu");
+    j.I64(e.cpu);
+    j.Key("pid");
+    j.I64(e.pid);
+    j.Key("tid");
+    j.I64(e.tid);
+    j.Key("fmt");
+    j.U64(e.fmt);
+    j.Key("ip");
+    j.Hex(e.ip);
+    if (e.fmt >= 1) {
+      j.Key("time");
+      j.U64(e.time);
+    }
+    j.Key("msg");
+    j.String(e.msg);
+    if (e.has_machine) {
+      j.Key("machine_pid");
+      j.U64(e.machine_pid);
+      j.Key("vcpu");
+      j.U64(e.vcpu);
+    }
+  }
+  void operator()(const ThreadMapRecord& t) {
+    j.Key("nr");
+    j.U64(t.entries.size());
+    j.Key("entries");
+    j.BeginArray();
+    for (size_t i = 0; i < t.entries.size(); ++i) {
+      const ThreadMapEntry e = t.entries[i];
+      j.BeginObject();
+      j.Key("pid");
+      j.I64(static_cast<int64_t>(e.pid));
+      j.Key("comm");
+      j.String(e.comm);
+      j.EndObject();
+    }
+    j.EndArray();
+  }
+  void operator()(const CpuMapRecord& c) { WriteCpuMapData(j, c.map); }
+  void operator()(const StatConfigRecord& s) {
+    j.Key("nr");
+    j.U64(s.entries.size());
+    j.Key("entries");
+    j.BeginArray();
+    for (size_t i = 0; i < s.entries.size(); ++i) {
+      const StatConfigEntry e = s.entries[i];
+      j.BeginObject();
+      j.Key("tag");
+      j.U64(e.tag);
+      j.Key("val");
+      j.U64(e.val);
+      j.EndObject();
+    }
+    j.EndArray();
+  }
+  void operator()(const StatRecord& s) {
+    j.Key("id");
+    j.U64(s.id);
+    j.Key("cpu");
+    j.I64(static_cast<int32_t>(s.cpu));
+    j.Key("thread");
+    j.I64(static_cast<int32_t>(s.thread));
+    j.Key("val");
+    j.U64(s.val);
+    j.Key("ena");
+    j.U64(s.ena);
+    j.Key("run");
+    j.U64(s.run);
+  }
+  void operator()(const StatRoundRecord& s) {
+    j.Key("round_type");
+    j.U64(s.type);
+    j.Key("time");
+    j.U64(s.time);
+  }
+  void operator()(const EventUpdateRecord& e) {
+    j.Key("update_type");
+    j.U64(e.update_type);
+    j.Key("id");
+    j.U64(e.id);
+    switch (e.update_type) {
+      case 0:
+        j.Key("unit");
+        j.String(e.text);
+        break;
+      case 1:
+        j.Key("scale");
+        j.Double(e.scale);
+        break;
+      case 2:
+        j.Key("name");
+        j.String(e.text);
+        break;
+      case 3:
+        WriteCpuMapData(j, e.cpus);
+        break;
+      default:
+        j.Key("data");
+        j.HexBytes(e.data);
+        break;
+    }
+  }
+  void operator()(const TimeConvRecord& t) {
+    j.Key("time_shift");
+    j.U64(t.time_shift);
+    j.Key("time_mult");
+    j.U64(t.time_mult);
+    j.Key("time_zero");
+    j.U64(t.time_zero);
+    if (t.has_cycles) {
+      j.Key("time_cycles");
+      j.U64(t.time_cycles);
+      j.Key("time_mask");
+      j.Hex(t.time_mask);
+      j.Key("cap_user_time_zero");
+      j.Bool(t.cap_user_time_zero != 0);
+      j.Key("cap_user_time_short");
+      j.Bool(t.cap_user_time_short != 0);
+    }
+  }
+  void operator()(const HeaderFeatureRecord& f) {
+    j.Key("feat_id");
+    j.U64(f.feat_id);
+    j.Key("data");
+    j.HexBytes(f.data);
+  }
+  void operator()(const CompressedRecord& c) {
+    j.Key("data_size");
+    j.U64(c.data.size());
+    j.Key("data");
+    j.HexBytes(c.data);
+  }
+};
+
+}  // namespace
+
+void AppendJsonLine(const Record& rec, const EventInfo* event, std::string* out) {
+  {
+    JsonSink j(out);
+    j.BeginObject();
+    j.Key("type");
+    j.PlainString(RecordTypeName(rec.type()));
+    // perf.data's own records belong to no event.
+    if (event != nullptr && rec.type() < kFirstUserRecordType) {
+      j.Key("event");
+      j.String(event->name);
+    }
+    j.Key("misc");
+    j.U64(rec.misc());
+    std::visit(BodyWriter{j, rec}, rec.body);
+    if (rec.sample_id.present()) WriteSampleId(j, rec.sample_id);
+    j.EndObject();
+  }  // the sink flushes here
+  out->push_back('\n');
+}
+
+}  // namespace perfring

@@ -1,0 +1,51 @@
+// JSON Lines rendering of decoded records (schema: shared/DESIGN.md).
+//
+// One object per record, then '\n'. Key facts of the schema:
+//  - "type": RecordTypeName (e.g. "SAMPLE", "MMAP2"); unknown types are
+//    {"type":"UNKNOWN","type_id":N,"misc":M,"data":"<hex body>"}.
+//  - "event": the event's name when `event` is not null and the record is a
+//    kernel record (perf.data's own types, 64 and up, belong to no event).
+//  - "misc": header.misc as an integer, on every record; its meaningful bits
+//    are also spelled out: "cpumode" (SAMPLE, MMAP, MMAP2, TEXT_POKE,
+//    HEADER_BUILD_ID), "exact_ip" (SAMPLE), "mmap_data" (MMAP, MMAP2),
+//    "exec" (COMM, FORK), "out"/"preempt" (SWITCH, SWITCH_CPU_WIDE).
+//  - Kernel field names. Addresses (ip, addr, callchain entries, mmap
+//    addr/len/pgoff, phys_addr, branch from/to, ksymbol/text_poke addr) and
+//    bit sets (data_src, transaction, branch flags, register masks, register
+//    values) are "0x..." hex strings; counts, sizes, times, ids, pids and cpus
+//    are integers (pid/tid/ppid/ptid signed, so the kernel's -1 reads -1).
+//  - Callchain context markers are strings with their perf_event.h names
+//    ("PERF_CONTEXT_KERNEL", "PERF_CONTEXT_USER", ...), so the entries that
+//    are addresses are exactly those starting with "0x".
+//  - Byte blobs (raw, aux, build_id, tags, unknown bodies) are lower-case hex
+//    strings without "0x". STACK_USER is {"size","dyn_size"} (the stack bytes
+//    are not rendered).
+//  - "read": {"time_enabled","time_running","value","id","lost"} without
+//    PERF_FORMAT_GROUP; {"time_enabled","time_running","values":[{"value",
+//    "id","lost"}...]} with it (each key only when read_format has it).
+//  - "id" of a sample or trailer: the ID field, else IDENTIFIER's value (the
+//    kernel writes the same id into both).
+//  - The sample_id trailer of non-SAMPLE records: "sample_id":{"pid","tid",
+//    "time","id","stream_id","cpu"} with the keys sample_type selects.
+//  - Strings: JSON-escaped; bytes that are not valid UTF-8 become \u00XX.
+//
+// Hot path: a purpose-built streaming writer; no allocation beyond growing
+// `*out` (reuse one string across records to avoid even that). Thread-safe
+// for distinct `out` strings.
+#ifndef PERFRING_DECODE_JSON_WRITER_H_
+#define PERFRING_DECODE_JSON_WRITER_H_
+
+#include <string>
+
+#include "decode/event_table.h"
+#include "decode/record.h"
+
+namespace perfring {
+
+// Appends the JSON object for `rec` and a '\n' to *out. `event` (may be null)
+// gives "event" its name; it does not change the layout.
+void AppendJsonLine(const Record& rec, const EventInfo* event, std::string* out);
+
+}  // namespace perfring
+
+#endif  // PERFRING_DECODE_JSON_WRITER_H_

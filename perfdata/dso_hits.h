@@ -1,0 +1,63 @@
+// Which binaries got samples during a capture, so the writer can put their
+// build-ids in the BUILD_ID feature (perf record's "build-id processing",
+// done incrementally on the records as they are written).
+//
+// Follows MMAP/MMAP2 (the maps of each process; kernel maps have pid -1),
+// FORK (a new process starts with its parent's maps) and exec (a COMM with
+// COMM_EXEC drops the old maps), and marks the map under each sample's ip.
+// Not thread-safe; one per writer.
+#ifndef PERFRING_PERFDATA_DSO_HITS_H_
+#define PERFRING_PERFDATA_DSO_HITS_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
+#include "perfdata/features.h"
+
+namespace perfring::perfdata {
+
+class DsoHits {
+ public:
+  // The kernel's own dso name, as perf lists it in BUILD_ID.
+  static constexpr absl::string_view kKernelDso = "[kernel.kallsyms]";
+
+  // A mapping of `filename` over [start, start + len) in process `pid`.
+  // `cpumode` is header.misc & PERF_RECORD_MISC_CPUMODE_MASK.
+  void OnMmap(int32_t pid, uint64_t start, uint64_t len, absl::string_view filename,
+              uint16_t cpumode);
+  void OnFork(int32_t pid, int32_t ppid);  // process fork (pid != ppid)
+  void OnExec(int32_t pid);
+  void OnSample(int32_t pid, uint64_t ip, uint16_t cpumode);
+
+  // The build-ids of the binaries that got samples and have one: the kernel
+  // from /sys/kernel/notes, modules from /sys/module, files from their ELF
+  // notes. Binaries whose build-id cannot be read are left out (never guessed).
+  std::vector<BuildIdEntry> HitBuildIds() const;
+
+ private:
+  struct Map {
+    uint64_t end = 0;
+    int dso = 0;  // index into dsos_
+  };
+  using Maps = std::map<uint64_t, Map>;  // by start address
+  struct Dso {
+    std::string name;
+    bool kernel = false;
+    bool hit = false;
+  };
+
+  int DsoIndex(absl::string_view name, bool kernel);
+
+  std::vector<Dso> dsos_;
+  absl::flat_hash_map<std::string, int> dso_by_name_;
+  absl::flat_hash_map<int32_t, Maps> maps_by_pid_;
+  bool kernel_hit_ = false;
+};
+
+}  // namespace perfring::perfdata
+
+#endif  // PERFRING_PERFDATA_DSO_HITS_H_

@@ -1,0 +1,26 @@
+// The document `perf data convert --to-json` writes (perf 6.1,
+// tools/perf/util/data-convert-json.c): same keys, nesting, order and
+// tab-indented layout, for tools that already read it.
+//
+// What differs: perfring does not symbolize, so callchain entries carry only
+// "ip" (perf too omits "symbol" and "dso" for ips it cannot resolve), and
+// tracepoint samples carry no libtraceevent fields. "captured-on" is left
+// out for stdin.
+#ifndef PERFRING_PERFDATA_PERF_JSON_H_
+#define PERFRING_PERFDATA_PERF_JSON_H_
+
+#include <cstdio>
+
+#include "absl/status/status.h"
+#include "perfdata/reader.h"
+
+namespace perfring::perfdata {
+
+// Writes the document for `reader`'s file to `out`: the headers, then every
+// SAMPLE in time order with the comm its thread had at that time (from
+// COMM and FORK records; ":TID" when unknown, as perf prints it).
+absl::Status WritePerfJson(Reader& reader, FILE* out);
+
+}  // namespace perfring::perfdata
+
+#endif  // PERFRING_PERFDATA_PERF_JSON_H_

@@ -1,0 +1,407 @@
+#include "perfdata/reader.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "decode/record_type.h"
+#include "perfdata/compressed_stream.h"
+#include "perfdata/event_names.h"
+#include "perfdata/format.h"
+#include "perfdata/status_macros.h"
+
+namespace perfring::perfdata {
+namespace {
+
+absl::Status Malformed(uint64_t offset, absl::string_view what) {
+  return absl::InvalidArgumentError(absl::StrFormat("offset 0x%x: %s", offset, what));
+}
+
+// True when [offset, offset + size) lies inside an input of `total` bytes.
+bool Inside(uint64_t offset, uint64_t size, uint64_t total) {
+  return offset <= total && size <= total - offset;
+}
+
+// An attr read leniently: the first min(attr.size, ours) bytes; attr.size 0
+// is PERF_ATTR_SIZE_VER0.
+perf_event_attr ReadAttr(const uint8_t* p, uint32_t attr_size) {
+  perf_event_attr attr{};
+  std::memcpy(&attr, p, std::min<size_t>(attr_size, sizeof attr));
+  return attr;
+}
+
+// decode's name of a record type ("SAMPLE", "UNKNOWN").
+std::string TypeName(uint32_t type) {
+  const std::string_view name = RecordTypeName(type);
+  return std::string(name.data(), name.size());
+}
+
+uint32_t AttrSizeAt(const uint8_t* attr) {
+  const uint32_t size = LoadUnaligned<uint32_t>(attr + 4);  // perf_event_attr.size
+  return size == 0 ? PERF_ATTR_SIZE_VER0 : size;
+}
+
+// Walks the records of a perf.data data section [data, data + size), which
+// starts at file offset `base`. Calls fn(record, header.size, file offset,
+// payload) for each; AUXTRACE and HEADER_TRACING_DATA are followed by a
+// payload outside header.size, which is skipped.
+absl::Status WalkRecords(
+    const uint8_t* data, uint64_t size, uint64_t base,
+    absl::FunctionRef<absl::Status(const uint8_t*, uint32_t, uint64_t, absl::Span<const uint8_t>)> fn) {
+  uint64_t pos = 0;
+  while (pos < size) {
+    const uint64_t offset = base + pos;
+    const uint64_t left = size - pos;
+    if (left < 8) {
+      return Malformed(offset, absl::StrCat("truncated record header (", left, " bytes left in the data)"));
+    }
+    const RecordHeader h = RecordHeader::At(data + pos);
+    if (h.size < 8) {
+      return Malformed(offset, absl::StrCat("record of type ", h.type, " has size ", h.size, " (< 8)"));
+    }
+    if (h.size > left) {
+      return Malformed(offset, absl::StrCat("record of type ", h.type, " and size ", h.size,
+                                            " runs past the end of the data (", left, " bytes left)"));
+    }
+    uint64_t payload = 0;
+    if (h.type == kRecordAuxtrace) {
+      if (h.size < 16) return Malformed(offset, absl::StrCat("AUXTRACE record of size ", h.size, " has no size field"));
+      payload = LoadUnaligned<uint64_t>(data + pos + 8);
+    } else if (h.type == kRecordHeaderTracingData) {
+      if (h.size < 12) return Malformed(offset, absl::StrCat("TRACING_DATA record of size ", h.size, " has no size field"));
+      payload = AlignUp(LoadUnaligned<uint32_t>(data + pos + 8), 8);
+    }
+    if (payload > left - h.size) {
+      return Malformed(offset, absl::StrCat(TypeName(h.type), " payload of ", payload,
+                                            " bytes runs past the end of the data (",
+                                            left - h.size, " bytes left)"));
+    }
+    PERFDATA_RETURN_IF_ERROR(fn(data + pos, h.size, offset,
+                                absl::Span<const uint8_t>(data + pos + h.size, payload)));
+    pos += h.size + payload;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Reader>> Reader::Open(const std::string& path) {
+  std::unique_ptr<Reader> r(new Reader());
+  const bool use_stdin = path == "-";
+  const int fd = use_stdin ? STDIN_FILENO : open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return absl::Status(absl::ErrnoToStatusCode(errno),
+                        absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
+  }
+  struct stat st;
+  const bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  if (regular && !use_stdin) r->mtime_ = st.st_mtime;
+  if (regular && st.st_size > 0) {
+    void* m = mmap(nullptr, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (m != MAP_FAILED) {
+      madvise(m, st.st_size, MADV_SEQUENTIAL);
+      r->mapping_ = m;
+      r->data_ = static_cast<const uint8_t*>(m);
+      r->size_ = st.st_size;
+    }
+  }
+  if (r->mapping_ == nullptr) {  // a pipe, or mmap refused: read it all
+    char buf[1 << 16];
+    for (;;) {
+      const ssize_t n = read(fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        const int err = errno;
+        if (!use_stdin) close(fd);
+        return absl::Status(absl::ErrnoToStatusCode(err),
+                            absl::StrCat("cannot read ", path, ": ", std::strerror(err)));
+      }
+      if (n == 0) break;
+      r->owned_.append(buf, n);
+    }
+    r->data_ = reinterpret_cast<const uint8_t*>(r->owned_.data());
+    r->size_ = r->owned_.size();
+  }
+  if (!use_stdin) close(fd);
+  PERFDATA_RETURN_IF_ERROR(r->Init());
+  return r;
+}
+
+absl::StatusOr<std::unique_ptr<Reader>> Reader::FromBytes(std::string bytes) {
+  std::unique_ptr<Reader> r(new Reader());
+  r->owned_ = std::move(bytes);
+  r->data_ = reinterpret_cast<const uint8_t*>(r->owned_.data());
+  r->size_ = r->owned_.size();
+  PERFDATA_RETURN_IF_ERROR(r->Init());
+  return r;
+}
+
+Reader::~Reader() {
+  if (mapping_ != nullptr) munmap(mapping_, size_);
+}
+
+absl::Status Reader::Init() {
+  if (size_ == 0) return Malformed(0, "empty input: not a perf.data file");
+  if (size_ < kPipeHeaderSize) {
+    return Malformed(0, absl::StrCat("input of ", size_, " bytes is too short for a perf.data header"));
+  }
+  const uint64_t magic = LoadUnaligned<uint64_t>(data_);
+  if (magic == __builtin_bswap64(kMagic)) {
+    return Malformed(0, "byte-swapped (big-endian) perf.data is not supported");
+  }
+  if (magic != kMagic) return Malformed(0, absl::StrFormat("bad magic 0x%016x: not a perf.data file", magic));
+  header_.header_size = LoadUnaligned<uint64_t>(data_ + 8);
+  if (header_.header_size == kPipeHeaderSize) {
+    header_.pipe = true;
+    header_.data = {kPipeHeaderSize, size_ - kPipeHeaderSize};
+  } else {
+    PERFDATA_RETURN_IF_ERROR(ParseFileHeader());
+  }
+  return ParseMetadata();
+}
+
+absl::Status Reader::ParseFileHeader() {
+  const uint64_t hsize = header_.header_size;
+  if (hsize != kFileHeaderSize && hsize != kOldFileHeaderSize) {
+    return Malformed(8, absl::StrCat("header size ", hsize, " is not 16 (pipe), 72 or 104 (file)"));
+  }
+  if (size_ < hsize) return Malformed(size_, absl::StrCat("file ends inside the ", hsize, "-byte header"));
+  header_.attr_size = LoadUnaligned<uint64_t>(data_ + kHeaderAttrSizeOffset);
+  header_.attrs = {LoadUnaligned<uint64_t>(data_ + kHeaderAttrsOffset),
+                   LoadUnaligned<uint64_t>(data_ + kHeaderAttrsOffset + 8)};
+  header_.data = {LoadUnaligned<uint64_t>(data_ + kHeaderDataOffset),
+                  LoadUnaligned<uint64_t>(data_ + kHeaderDataOffset + 8)};
+  const uint64_t attr_size = header_.attr_size;
+  if (attr_size < PERF_ATTR_SIZE_VER0 + kFileSectionSize || attr_size > 4096) {
+    return Malformed(kHeaderAttrSizeOffset, absl::StrCat("attr_size ", attr_size, " is out of range (80..4096)"));
+  }
+  if (!Inside(header_.attrs.offset, header_.attrs.size, size_)) {
+    return Malformed(kHeaderAttrsOffset, absl::StrFormat("attrs section [0x%x, +%u) lies past the end of the file (%u bytes)",
+                                                         header_.attrs.offset, header_.attrs.size, size_));
+  }
+  if (header_.attrs.size % attr_size != 0) {
+    return Malformed(kHeaderAttrsOffset, absl::StrCat("attrs section size ", header_.attrs.size,
+                                                      " is not a multiple of attr_size ", attr_size));
+  }
+  if (!Inside(header_.data.offset, header_.data.size, size_)) {
+    return Malformed(kHeaderDataOffset, absl::StrFormat("data section [0x%x, +%u) lies past the end of the file (%u bytes)",
+                                                        header_.data.offset, header_.data.size, size_));
+  }
+  if (header_.data.size == 0) {
+    return Malformed(kHeaderDataOffset, "data size is 0: the recording was not finished properly");
+  }
+  header_.feature_table_offset = header_.data.offset + header_.data.size;
+
+  // Attrs: attr.size bytes, then the ids section.
+  const uint64_t nr_attrs = header_.attrs.size / attr_size;
+  std::vector<EventDescEntry> attrs;
+  for (uint64_t i = 0; i < nr_attrs; ++i) {
+    const uint64_t at = header_.attrs.offset + i * attr_size;
+    const uint32_t size = AttrSizeAt(data_ + at);
+    if (size + kFileSectionSize > attr_size) {
+      return Malformed(at + 4, absl::StrCat("attr ", i, " has attr.size ", size,
+                                            ", which does not fit attr_size ", attr_size));
+    }
+    EventDescEntry e;
+    e.attr = ReadAttr(data_ + at, size);
+    const uint64_t ids_offset = LoadUnaligned<uint64_t>(data_ + at + size);
+    const uint64_t ids_size = LoadUnaligned<uint64_t>(data_ + at + size + 8);
+    if (!Inside(ids_offset, ids_size, size_) || ids_size % 8 != 0) {
+      return Malformed(at + size, absl::StrFormat("ids section [0x%x, +%u) of attr %u lies past the end of the file or is not whole u64s",
+                                                  ids_offset, ids_size, i));
+    }
+    for (uint64_t k = 0; k < ids_size / 8; ++k) e.ids.push_back(LoadUnaligned<uint64_t>(data_ + ids_offset + 8 * k));
+    attrs.push_back(std::move(e));
+  }
+
+  // Features: the table at the end of the data, one section per set bit.
+  if (hsize == kFileHeaderSize) {
+    std::vector<int> bits;
+    for (int i = 0; i < kFeatureBits; ++i) {
+      const uint64_t word = LoadUnaligned<uint64_t>(data_ + kHeaderFeaturesOffset + 8 * (i / 64));
+      if (word & (1ULL << (i % 64))) bits.push_back(i);
+    }
+    const uint64_t table = header_.feature_table_offset;
+    if (!Inside(table, bits.size() * kFileSectionSize, size_)) {
+      return Malformed(table, absl::StrCat("feature table of ", bits.size(),
+                                           " sections runs past the end of the file (", size_, " bytes)"));
+    }
+    std::vector<EventDescEntry> desc_attrs;
+    for (size_t k = 0; k < bits.size(); ++k) {
+      const uint64_t at = table + k * kFileSectionSize;
+      const uint64_t off = LoadUnaligned<uint64_t>(data_ + at);
+      const uint64_t sz = LoadUnaligned<uint64_t>(data_ + at + 8);
+      if (!Inside(off, sz, size_)) {
+        return Malformed(at, absl::StrFormat("section [0x%x, +%u) of feature %s lies past the end of the file (%u bytes)",
+                                             off, sz, FeatureName(bits[k]), size_));
+      }
+      PERFDATA_RETURN_IF_ERROR(ParseFeature(bits[k], data_ + off, sz, off, &features_));
+    }
+  }
+  // The attrs are the events; EVENT_DESC only adds names (ParseMetadata).
+  pending_attrs_ = std::move(attrs);
+  return absl::OkStatus();
+}
+
+absl::Status Reader::ParseMetadata() {
+  std::vector<EventDescEntry> attrs = std::move(pending_attrs_);
+  absl::flat_hash_map<uint64_t, std::string> update_names;
+  std::vector<std::pair<uint64_t, uint64_t>> index_ids;  // {record offset, id}
+
+  PERFDATA_RETURN_IF_ERROR(WalkRecords(
+      data_ + header_.data.offset, header_.data.size, header_.data.offset,
+      [&](const uint8_t* rec, uint32_t size, uint64_t offset, absl::Span<const uint8_t>) -> absl::Status {
+        const uint32_t type = RecordHeader::At(rec).type;
+        if (type == kRecordHeaderAttr) {
+          if (size < 8 + PERF_ATTR_SIZE_VER0) {
+            return Malformed(offset, absl::StrCat("HEADER_ATTR of size ", size, " cannot hold an attr"));
+          }
+          const uint32_t attr_size = AttrSizeAt(rec + 8);
+          if (attr_size > size - 8) {
+            return Malformed(offset, absl::StrCat("HEADER_ATTR attr.size ", attr_size,
+                                                  " exceeds the record (", size, " bytes)"));
+          }
+          EventDescEntry e;
+          e.attr = ReadAttr(rec + 8, attr_size);
+          for (uint32_t at = 8 + attr_size; at + 8 <= size; at += 8) e.ids.push_back(LoadUnaligned<uint64_t>(rec + at));
+          attrs.push_back(std::move(e));
+        } else if (type == kRecordHeaderFeature) {
+          if (size < 16) return Malformed(offset, absl::StrCat("HEADER_FEATURE of size ", size, " has no feature id"));
+          const uint64_t feature = LoadUnaligned<uint64_t>(rec + 8);
+          if (feature >= static_cast<uint64_t>(kFeatureBits)) {
+            return Malformed(offset, absl::StrCat("HEADER_FEATURE id ", feature, " is out of range"));
+          }
+          // The end marker (HEADER_LAST_FEATURE) carries nothing.
+          if (feature != kFeatLast) {
+            PERFDATA_RETURN_IF_ERROR(ParseFeature(static_cast<int>(feature), rec + 16, size - 16, offset + 16, &features_));
+          }
+        } else if (type == kRecordEventUpdate) {
+          if (size < 24) return Malformed(offset, absl::StrCat("EVENT_UPDATE of size ", size, " is too short"));
+          if (LoadUnaligned<uint64_t>(rec + 8) == kEventUpdateName) {
+            const char* name = reinterpret_cast<const char*>(rec + 24);
+            update_names[LoadUnaligned<uint64_t>(rec + 16)] = std::string(name, strnlen(name, size - 24));
+          }
+        } else if (type == kRecordIdIndex) {
+          if (size < 16) return Malformed(offset, absl::StrCat("ID_INDEX of size ", size, " has no count"));
+          const uint64_t nr = LoadUnaligned<uint64_t>(rec + 8);
+          if (nr > (size - 16) / 32) {
+            return Malformed(offset, absl::StrCat("ID_INDEX count ", nr, " exceeds the record (", size, " bytes)"));
+          }
+          for (uint64_t i = 0; i < nr; ++i) index_ids.emplace_back(offset, LoadUnaligned<uint64_t>(rec + 16 + 32 * i));
+        }
+        return absl::OkStatus();
+      }));
+
+  // Names: EVENT_UPDATE, else EVENT_DESC (by position when it lists every
+  // attr, else by first id), else from the attr.
+  const std::vector<EventDescEntry>& desc = features_.event_desc;
+  for (size_t i = 0; i < attrs.size(); ++i) {
+    EventDescEntry& e = attrs[i];
+    for (uint64_t id : e.ids) {
+      if (auto it = update_names.find(id); it != update_names.end()) {
+        e.name = it->second;
+        break;
+      }
+    }
+    if (e.name.empty() && desc.size() == attrs.size()) e.name = desc[i].name;
+    for (size_t k = 0; e.name.empty() && k < desc.size(); ++k) {
+      if (!desc[k].ids.empty() && !e.ids.empty() && desc[k].ids[0] == e.ids[0]) e.name = desc[k].name;
+    }
+    if (e.name.empty()) e.name = EventNameFromAttr(e.attr);
+    EventInfo info;
+    info.name = e.name;
+    info.attr = e.attr;
+    info.format = EventFormat::FromAttr(e.attr);
+    info.ids = e.ids;
+    events_.Add(std::move(info));
+  }
+
+  // perf aborts on an ID_INDEX id that no attr lists.
+  absl::flat_hash_map<uint64_t, int> known;
+  for (size_t i = 0; i < events_.size(); ++i) {
+    for (uint64_t id : events_.at(static_cast<int>(i)).ids) known[id] = static_cast<int>(i);
+  }
+  for (const auto& [offset, id] : index_ids) {
+    if (!known.contains(id)) return Malformed(offset, absl::StrCat("ID_INDEX lists id ", id, ", which matches no attr"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Reader::ForEachRecord(absl::FunctionRef<absl::Status(const RecordRef&)> fn) {
+  stats_ = ReadStats();
+  CompressedStream compressed;
+  // Hands one record to fn after routing it to its event.
+  auto deliver = [&](RecordRef& ref) -> absl::Status {
+    const uint32_t type = RecordHeader::At(ref.bytes).type;
+    if (type < kFirstUserRecordType) {
+      ref.event = events_.Resolve(ref.bytes, ref.size);
+      if (ref.event == nullptr) {
+        return Malformed(ref.offset, events_.size() == 0
+                                         ? absl::StrCat(TypeName(type), " record before any attr")
+                                         : absl::StrCat(TypeName(type), " record whose id matches no attr"));
+      }
+    }
+    if (RecordTypeName(type) == "UNKNOWN") ++stats_.unknown_types[type];
+    ++stats_.records;
+    return fn(ref);
+  };
+  PERFDATA_RETURN_IF_ERROR(WalkRecords(
+      data_ + header_.data.offset, header_.data.size, header_.data.offset,
+      [&](const uint8_t* rec, uint32_t size, uint64_t offset, absl::Span<const uint8_t> payload) -> absl::Status {
+        const uint32_t type = RecordHeader::At(rec).type;
+        if (type == kRecordCompressed || type == kRecordCompressed2) {
+          ++stats_.compressed_chunks;
+          const uint8_t* chunk = rec + 8;
+          uint64_t chunk_size = size - 8;
+          if (type == kRecordCompressed2) {
+            if (size < 16) return Malformed(offset, "COMPRESSED2 record has no data_size");
+            chunk = rec + 16;
+            chunk_size = LoadUnaligned<uint64_t>(rec + 8);
+            if (chunk_size > size - 16u) {
+              return Malformed(offset, absl::StrCat("COMPRESSED2 data_size ", chunk_size, " exceeds the record"));
+            }
+          }
+          // The chunk itself first (perf report -D counts it too), then the
+          // records it completes.
+          RecordRef chunk_ref;
+          chunk_ref.bytes = rec;
+          chunk_ref.size = size;
+          chunk_ref.offset = offset;
+          PERFDATA_RETURN_IF_ERROR(deliver(chunk_ref));
+          absl::Status delivered;
+          absl::Status s = compressed.Feed(chunk, chunk_size, [&](const uint8_t* bytes, uint32_t n) {
+            RecordRef ref;
+            ref.bytes = bytes;
+            ref.size = n;
+            ref.offset = offset;
+            ref.decompressed = true;
+            delivered = deliver(ref);
+            return delivered;
+          });
+          if (!delivered.ok()) return delivered;
+          if (!s.ok()) return Malformed(offset, absl::StrCat("COMPRESSED record: ", s.message()));
+          return absl::OkStatus();
+        }
+        RecordRef ref;
+        ref.bytes = rec;
+        ref.size = size;
+        ref.offset = offset;
+        ref.payload = payload;
+        return deliver(ref);
+      }));
+  if (compressed.pending() != 0) {
+    return Malformed(header_.data.offset + header_.data.size,
+                     absl::StrCat("compressed data ends inside a record (", compressed.pending(), " bytes left over)"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace perfring::perfdata

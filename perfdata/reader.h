@@ -1,0 +1,121 @@
+// Reads perf.data: the files perf record writes (file and pipe mode, perf 5.x
+// and 6.x) and the ones perfring writes.
+//
+// Open() validates the container (magic, header size, attrs/ids/data/feature
+// sections inside the file), parses the features and walks the data once for
+// the metadata records (HEADER_ATTR, HEADER_FEATURE, EVENT_UPDATE names,
+// ID_INDEX), then builds the EventTable: attrs read leniently
+// (min(attr.size, ours)), ids from the ids sections or HEADER_ATTR, names from
+// EVENT_UPDATE, else EVENT_DESC, else derived from the attr.
+// ForEachRecord() hands out every record in file order; a COMPRESSED chunk is
+// handed out itself and then followed by the records it completes (one zstd
+// stream runs across chunks, so a record can span several).
+//
+// Every malformed input is an InvalidArgument status whose message starts
+// with "offset 0x<file offset>: " and says what is wrong; nothing is read
+// outside the input and every loop advances by at least 8 bytes.
+//
+// The input is mapped (regular files) or read whole (pipes, stdin). Not
+// thread-safe; the Reader owns the bytes RecordRefs point into.
+#ifndef PERFRING_PERFDATA_READER_H_
+#define PERFRING_PERFDATA_READER_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "decode/event_table.h"
+#include "perfdata/features.h"
+
+namespace perfring::perfdata {
+
+struct FileSection {
+  uint64_t offset = 0, size = 0;
+};
+
+// The container header. File mode: the perf_file_header fields; pipe mode:
+// only `pipe`, `header_size` (16) and `data` (everything after the header).
+struct FileHeader {
+  bool pipe = false;
+  uint64_t header_size = 0;
+  uint64_t attr_size = 0;
+  FileSection attrs, data;
+  uint64_t feature_table_offset = 0;  // data.offset + data.size
+};
+
+// One record as the reader hands it out.
+struct RecordRef {
+  const uint8_t* bytes = nullptr;  // header.size bytes
+  uint32_t size = 0;               // header.size
+  // File offset of the record; for a record from a COMPRESSED chunk, the
+  // offset of that chunk.
+  uint64_t offset = 0;
+  // True for records from COMPRESSED chunks: `bytes` are valid only during
+  // the callback. Otherwise they live as long as the Reader.
+  bool decompressed = false;
+  // The event it belongs to (kernel records); nullptr for perf.data's own
+  // records.
+  const EventInfo* event = nullptr;
+  // AUXTRACE and HEADER_TRACING_DATA: the payload that follows the record in
+  // the file (outside header.size). Empty otherwise.
+  absl::Span<const uint8_t> payload;
+};
+
+struct ReadStats {
+  uint64_t records = 0;             // handed out (decompressed ones included)
+  uint64_t compressed_chunks = 0;   // COMPRESSED/COMPRESSED2 records
+  std::map<uint32_t, uint64_t> unknown_types;  // type -> count, handed out as is
+};
+
+class Reader {
+ public:
+  // Opens `path`; "-" reads stdin.
+  static absl::StatusOr<std::unique_ptr<Reader>> Open(const std::string& path);
+  // Reads a perf.data image held in memory (tests, fuzzing).
+  static absl::StatusOr<std::unique_ptr<Reader>> FromBytes(std::string bytes);
+  ~Reader();
+  Reader(const Reader&) = delete;
+  Reader& operator=(const Reader&) = delete;
+
+  const FileHeader& header() const { return header_; }
+  const HeaderFeatures& features() const { return features_; }
+  const EventTable& events() const { return events_; }
+  // Size of the input in bytes, and its modification time (0 for stdin).
+  uint64_t input_size() const { return size_; }
+  int64_t mtime() const { return mtime_; }
+
+  // Calls fn for every record in file order (see RecordRef) and stops at the
+  // first malformed record or the first error fn returns. May be called more
+  // than once (each call starts at the beginning).
+  absl::Status ForEachRecord(absl::FunctionRef<absl::Status(const RecordRef&)> fn);
+  const ReadStats& stats() const { return stats_; }
+
+ private:
+  Reader() = default;
+  absl::Status Init();
+  absl::Status ParseFileHeader();
+  absl::Status ParseMetadata();
+
+  // Owned input: either a mapping or a string.
+  const uint8_t* data_ = nullptr;
+  uint64_t size_ = 0;
+  void* mapping_ = nullptr;
+  std::string owned_;
+  int64_t mtime_ = 0;
+
+  FileHeader header_;
+  std::vector<EventDescEntry> pending_attrs_;  // file-mode attrs, until ParseMetadata
+  HeaderFeatures features_;
+  EventTable events_;
+  ReadStats stats_;
+};
+
+}  // namespace perfring::perfdata
+
+#endif  // PERFRING_PERFDATA_READER_H_

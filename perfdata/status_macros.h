@@ -1,0 +1,15 @@
+// Status propagation for the perfdata package (internal).
+#ifndef PERFRING_PERFDATA_STATUS_MACROS_H_
+#define PERFRING_PERFDATA_STATUS_MACROS_H_
+
+#include "absl/status/status.h"
+
+// Returns the status of `expr` from the calling function when it is not OK.
+#define PERFDATA_RETURN_IF_ERROR(expr)        \
+  do {                                        \
+    if (absl::Status s_ = (expr); !s_.ok()) { \
+      return s_;                              \
+    }                                         \
+  } while (0)
+
+#endif  // PERFRING_PERFDATA_STATUS_MACROS_H_

@@ -1,0 +1,35 @@
+// The records of a perf.data file sorted by timestamp (`dump --sort time`,
+// perf-json), as perf's ordered-events queue would deliver them at the end.
+#ifndef PERFRING_PERFDATA_TIME_ORDER_H_
+#define PERFRING_PERFDATA_TIME_ORDER_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/functional/function_ref.h"
+#include "absl/status/statusor.h"
+#include "perfdata/reader.h"
+
+namespace perfring::perfdata {
+
+class TimeOrderedRecords {
+ public:
+  // Reads every record of `reader` that `keep` accepts and sorts them by
+  // time, stably: records with equal times stay in file order, and a record
+  // without a time (perf.data's own records, no TIME in sample_type) takes
+  // the time of the kept record before it. Records from COMPRESSED chunks are
+  // copied; the others point into the reader, which must outlive this object.
+  static absl::StatusOr<TimeOrderedRecords> Collect(
+      Reader& reader, absl::FunctionRef<bool(const RecordRef&)> keep);
+
+  const std::vector<RecordRef>& records() const { return records_; }
+
+ private:
+  std::vector<RecordRef> records_;
+  std::vector<std::unique_ptr<uint8_t[]>> arena_;  // blocks holding copied records
+};
+
+}  // namespace perfring::perfdata
+
+#endif  // PERFRING_PERFDATA_TIME_ORDER_H_

@@ -1,0 +1,125 @@
+// Writes a capture as perf.data that stock perf 6.1 reads: file mode (the
+// default, `perfring record -o FILE`) or pipe mode (`-o -`, to stdout).
+//
+// File layout (as perf record writes it): header | each event's u64 ids |
+// attrs (attr.size 128, attr_size 144) | data | feature table | feature
+// payloads. The header is first written with data.size 0 and rewritten with
+// pwrite by Finish(), so an unfinished file reads as "not properly
+// terminated" rather than as garbage.
+// Pipe layout: pipe header | HEADER_ATTR per event | HEADER_FEATURE per
+// feature | end marker (feature 32) | data. BUILD_ID and SAMPLE_TIME are only
+// known at the end, so pipe mode carries neither.
+//
+// The data section is the records handed in, byte for byte, buffered and
+// written in large writes (writev when a span does not fit the buffer). The
+// only look at a record is a header check and, for SAMPLE/MMAP/MMAP2/FORK/
+// COMM, the few fields the BUILD_ID and SAMPLE_TIME features need.
+//
+// Call order: Create, Begin, {WriteRecord | WriteRecords | WriteFinishedRound}*,
+// Finish. Records must come in time order (perf's FINISHED_ROUND rule); a
+// session writes FINISHED_ROUND after each round of its time-ordered merge.
+// The first error sticks: every later call returns it. Not thread-safe.
+#ifndef PERFRING_PERFDATA_WRITER_H_
+#define PERFRING_PERFDATA_WRITER_H_
+
+#include <time.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "decode/event_table.h"
+#include "perfdata/dso_hits.h"
+#include "perfdata/host_info.h"
+
+namespace perfring::perfdata {
+
+struct WriterOptions {
+  // Replace an existing file; it is first renamed to PATH.old, as perf does.
+  // Without it an existing file is an error (AlreadyExists).
+  bool force = false;
+};
+
+// What the header says about the recording (besides the events).
+struct RecordingInfo {
+  std::vector<std::string> cmdline;  // CMDLINE: argv of the recording command
+  std::optional<clockid_t> clockid;  // CLOCKID and CLOCK_DATA when a clock was chosen
+  HostInfo host = CollectHostInfo(); // HOSTNAME ... TOTAL_MEM
+  std::string version = "perfring";  // VERSION
+};
+
+class Writer {
+ public:
+  // Opens `path` for writing ("-" = pipe mode on stdout). A new file gets
+  // mode 0600. Errors: AlreadyExists without options.force, or the OS error.
+  static absl::StatusOr<std::unique_ptr<Writer>> Create(const std::string& path,
+                                                        const WriterOptions& options);
+  ~Writer();  // closes the file; a file not Finish()ed keeps data.size 0
+  Writer(const Writer&) = delete;
+  Writer& operator=(const Writer&) = delete;
+
+  // Writes everything before the data: the header and attrs (file mode) or
+  // the pipe header, HEADER_ATTRs and HEADER_FEATUREs (pipe mode). `events`
+  // gives each event's attr, name and kernel ids; it is copied (used to find
+  // a sample's layout). In pipe mode an event may have at most 8174 ids.
+  absl::Status Begin(const EventTable& events, const RecordingInfo& info);
+
+  // Appends one record (`size` bytes at `bytes`, header.size == size, a
+  // multiple of 8, at least 8). The bytes are copied before return.
+  absl::Status WriteRecord(const uint8_t* bytes, uint32_t size);
+  // Appends whole records laid back to back (e.g. a ring's RawSpans piece):
+  // `size` bytes holding only complete records.
+  absl::Status WriteRecords(const uint8_t* bytes, size_t size);
+  // Appends a FINISHED_ROUND record.
+  absl::Status WriteFinishedRound();
+
+  // Flushes the data and, in file mode, writes the feature sections and the
+  // final header. Call it exactly once, also when the session ends by signal
+  // or timeout. The writer accepts nothing after it.
+  absl::Status Finish();
+
+  bool pipe_mode() const { return pipe_mode_; }
+  uint64_t data_size() const { return data_size_; }  // bytes of records written so far
+  uint64_t records() const { return records_; }
+
+ private:
+  Writer(int fd, bool pipe_mode, std::string path);
+
+  absl::Status CheckState(bool begun) const;
+  absl::Status Track(const uint8_t* bytes, uint32_t size);
+  // Writes the buffered bytes and then `extra` (may be empty) in one writev.
+  absl::Status Flush(const uint8_t* extra = nullptr, size_t extra_size = 0);
+  absl::Status WriteAll(const std::string& bytes);  // unbuffered, at the current offset
+  using FeatureList = std::vector<std::pair<int, std::string>>;  // {bit, payload}
+  FeatureList CommonFeatures() const;  // known at Begin (pipe and file mode)
+  FeatureList FileFeatures() const;    // all, ascending bit order (file mode)
+  std::string FileHeader(uint64_t data_size, const FeatureList& features) const;
+
+  int fd_ = -1;
+  bool pipe_mode_ = false;
+  std::string path_;
+  absl::Status error_;
+  bool begun_ = false, finished_ = false;
+
+  EventTable events_;
+  RecordingInfo info_;
+  std::vector<EventDescEntry> event_desc_;
+  uint64_t attrs_offset_ = 0, data_offset_ = 0;
+  uint64_t data_size_ = 0, records_ = 0;
+
+  std::vector<uint8_t> buffer_;
+  size_t buffered_ = 0;
+
+  DsoHits dso_hits_;
+  uint64_t first_sample_time_ = 0, last_sample_time_ = 0;
+  bool have_sample_time_ = false;
+  std::optional<ClockData> clock_data_;
+};
+
+}  // namespace perfring::perfdata
+
+#endif  // PERFRING_PERFDATA_WRITER_H_

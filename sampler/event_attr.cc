@@ -1,0 +1,153 @@
+#include "sampler/event_attr.h"
+
+#if defined(__x86_64__)
+#include <asm/perf_regs.h>
+#endif
+
+#include "absl/strings/str_cat.h"
+#include "sampler/text_file.h"
+
+namespace perfring {
+namespace {
+
+constexpr uint64_t kDefaultFreq = 4000;  // perf record's default -F
+
+// The user registers a DWARF unwinder needs (perf's PERF_REGS_MASK).
+absl::StatusOr<uint64_t> UserRegsMask() {
+#if defined(__x86_64__)
+  // All general registers of x86-64, without the segment registers DS, ES,
+  // FS, GS, which the kernel does not sample in 64-bit mode.
+  return ((uint64_t{1} << PERF_REG_X86_64_MAX) - 1) &
+         ~((uint64_t{1} << PERF_REG_X86_DS) | (uint64_t{1} << PERF_REG_X86_ES) |
+           (uint64_t{1} << PERF_REG_X86_FS) | (uint64_t{1} << PERF_REG_X86_GS));
+#elif defined(__aarch64__)
+  return (uint64_t{1} << 33) - 1;  // x0..x30, sp, pc (PERF_REG_ARM64_MAX)
+#else
+  return absl::InvalidArgumentError("--call-graph dwarf is not supported on this architecture");
+#endif
+}
+
+}  // namespace
+
+absl::StatusOr<SamplingRate> ResolveSamplingRate(
+    const RecordOptions& options, const std::function<void(const std::string&)>& notice) {
+  SamplingRate rate;
+  if (options.freq && options.period) {
+    return absl::InvalidArgumentError("-F (frequency) and -c (period) cannot be combined");
+  }
+  if (options.period) {
+    if (*options.period == 0) return absl::InvalidArgumentError("-c: the period must be at least 1");
+    rate.use_freq = false;
+    rate.value = *options.period;
+    rate.user_set = true;
+    return rate;
+  }
+  rate.value = options.freq.value_or(kDefaultFreq);
+  rate.user_set = options.freq.has_value();
+  if (rate.value == 0) return absl::InvalidArgumentError("-F: the frequency must be at least 1 Hz");
+  absl::StatusOr<int64_t> max_rate =
+      ReadIntegerFile(options.paths.proc + "/sys/kernel/perf_event_max_sample_rate");
+  if (max_rate.ok() && *max_rate > 0 && rate.value > static_cast<uint64_t>(*max_rate)) {
+    if (rate.user_set) {
+      notice(absl::StrCat("warning: Maximum frequency rate (", *max_rate,
+                          " Hz) exceeded, throttling from ", rate.value, " Hz to ", *max_rate,
+                          " Hz (kernel.perf_event_max_sample_rate)."));
+    } else {
+      notice(absl::StrCat("info: Using a maximum frequency rate of ", *max_rate, " Hz"));
+    }
+    rate.value = static_cast<uint64_t>(*max_rate);
+  }
+  return rate;
+}
+
+absl::StatusOr<perf_event_attr> BuildEventAttr(const EventSpec& spec, const RecordOptions& options,
+                                               const AttrContext& context, const EventRole& role) {
+  perf_event_attr attr = spec.attr;
+  attr.size = sizeof(attr);
+  const bool tracepoint = spec.kind == EventKind::kTracepoint;
+
+  // IDENTIFIER routes every record of a shared ring to its event
+  // (ring_buffer_abi.md: first u64 of a sample, last u64 of a trailer).
+  attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+                     PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
+  if (context.sample_cpu || tracepoint) attr.sample_type |= PERF_SAMPLE_CPU;
+  if (tracepoint) attr.sample_type |= PERF_SAMPLE_RAW;
+  if (options.sample_addr) attr.sample_type |= PERF_SAMPLE_ADDR;
+  if (options.sample_weight) attr.sample_type |= PERF_SAMPLE_WEIGHT;
+  if (options.sample_data_src) attr.sample_type |= PERF_SAMPLE_DATA_SRC;
+  if (options.sample_phys_addr) attr.sample_type |= PERF_SAMPLE_PHYS_ADDR;
+  if (options.sample_data_page_size) attr.sample_type |= PERF_SAMPLE_DATA_PAGE_SIZE;
+  switch (options.call_graph.mode) {
+    case CallGraphMode::kNone:
+      break;
+    case CallGraphMode::kFramePointer:
+      attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+      break;
+    case CallGraphMode::kDwarf: {
+      absl::StatusOr<uint64_t> regs = UserRegsMask();
+      if (!regs.ok()) return regs.status();
+      attr.sample_type |=
+          PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+      attr.sample_regs_user = *regs;
+      attr.sample_stack_user = options.call_graph.dwarf_stack_size;
+      // The user part of the stack is unwound from the dump, as perf does.
+      attr.exclude_callchain_user = 1;
+      break;
+    }
+  }
+
+  attr.read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
+  if (role.in_group) {
+    attr.read_format |= PERF_FORMAT_GROUP;
+    attr.sample_type |= PERF_SAMPLE_READ;
+  }
+  attr.sample_id_all = 1;
+
+  // Leaders start disabled and are enabled all at once (or at the command's
+  // exec); members follow their leader.
+  attr.disabled = role.leader;
+  attr.enable_on_exec = role.leader && context.enable_on_exec;
+  attr.inherit = context.inherit;
+
+  if (role.tracking) {
+    attr.mmap = 1;
+    attr.mmap2 = 1;
+    attr.comm = 1;
+    attr.comm_exec = 1;
+    attr.task = 1;
+    attr.ksymbol = 1;
+    attr.bpf_event = 1;
+    attr.mmap_data = options.sample_addr;
+    attr.context_switch = options.switch_events;
+    attr.namespaces = options.namespaces;
+  }
+
+  if (!spec.has_own_period) {
+    if (tracepoint && !context.rate.user_set) {
+      attr.freq = 0;
+      attr.sample_period = 1;  // every hit, as perf samples tracepoints
+    } else if (context.rate.use_freq) {
+      attr.freq = 1;
+      attr.sample_freq = context.rate.value;
+    } else {
+      attr.freq = 0;
+      attr.sample_period = context.rate.value;
+    }
+  }
+
+  if (options.wakeup_events) {
+    attr.watermark = 0;
+    attr.wakeup_events = *options.wakeup_events;
+  } else {
+    attr.watermark = 1;
+    attr.wakeup_watermark = options.wakeup_watermark.value_or(
+        static_cast<uint32_t>(context.ring_bytes / 2));
+  }
+  if (options.clockid) {
+    attr.use_clockid = 1;
+    attr.clockid = *options.clockid;
+  }
+  return attr;
+}
+
+}  // namespace perfring

@@ -1,0 +1,177 @@
+#include "sampler/event_set.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <map>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "decode/event_format.h"
+
+namespace perfring {
+namespace {
+
+// Errors with which the kernel says "this machine cannot count that"
+// (no PMU for the type, or the PMU refuses the config).
+bool IsUnsupported(int err) {
+  return err == ENOENT || err == ENODEV || err == ENXIO || err == EOPNOTSUPP;
+}
+
+bool IsHardwareKind(EventKind kind) {
+  return kind == EventKind::kHardware || kind == EventKind::kHwCache || kind == EventKind::kRaw;
+}
+
+// One event of the list as it will be opened.
+struct PlannedEvent {
+  EventSpec spec;
+  EventRole role;
+  perf_event_attr attr{};
+  int leader = -1;  // index of the group leader in the plan (-1: this is a leader)
+};
+
+}  // namespace
+
+absl::StatusOr<EventSet> EventSet::Open(const EventList& list, const RecordOptions& options,
+                                        const Target& target, const AttrContext& context,
+                                        const std::function<void(const std::string&)>& notice) {
+  std::vector<PlannedEvent> plan;
+  for (const EventGroup& group : list.groups) {
+    const int leader_index = static_cast<int>(plan.size());
+    for (size_t i = 0; i < group.events.size(); ++i) {
+      PlannedEvent planned;
+      planned.spec = group.events[i];
+      planned.role.tracking = plan.empty();
+      planned.role.leader = i == 0;
+      planned.role.in_group = group.braced && group.events.size() > 1;
+      planned.leader = i == 0 ? -1 : leader_index;
+      absl::StatusOr<perf_event_attr> attr =
+          BuildEventAttr(planned.spec, options, context, planned.role);
+      if (!attr.ok()) return attr.status();
+      planned.attr = *attr;
+      plan.push_back(std::move(planned));
+    }
+  }
+
+  EventSet set;
+  std::vector<std::vector<uint64_t>> ids(plan.size());
+  std::vector<bool> opened_once(plan.size(), false);
+  for (int cpu : target.cpus) {
+    int ring_fd = -1;  // the fd whose ring this CPU's records go to
+    for (pid_t task : target.tasks) {
+      std::vector<int> fd_of(plan.size(), -1);
+      for (size_t e = 0; e < plan.size(); ++e) {
+        PlannedEvent& planned = plan[e];
+        const int group_fd = planned.leader < 0 ? -1 : fd_of[planned.leader];
+        OpenedFd opened;
+        int err = PerfEventFd::TryOpen(planned.attr, task, cpu, group_fd, &opened.fd);
+        if (err != 0 && !opened_once[e] && IsUnsupported(err) && IsHardwareCycles(planned.spec)) {
+          // perf's evsel__fallback: no hardware PMU, so sample the CPU clock.
+          const std::string was = planned.spec.name;
+          planned.spec = CpuClockInsteadOfCycles(planned.spec);
+          absl::StatusOr<perf_event_attr> attr =
+              BuildEventAttr(planned.spec, options, context, planned.role);
+          if (!attr.ok()) return attr.status();
+          planned.attr = *attr;
+          notice(absl::StrCat(was, ": not supported on this machine (no hardware PMU); using ",
+                              planned.spec.name, " instead"));
+          err = PerfEventFd::TryOpen(planned.attr, task, cpu, group_fd, &opened.fd);
+        }
+        if (err != 0) {
+          if (IsUnsupported(err) && IsHardwareKind(planned.spec.kind)) {
+            return absl::FailedPreconditionError(absl::StrCat(
+                planned.spec.name, ": not supported on this machine",
+                err == ENOENT ? " (no hardware PMU)" : " (the PMU cannot count it)",
+                "; try cpu-clock"));
+          }
+          return OpenError(err, planned.attr, task, cpu, planned.spec.name, options.paths);
+        }
+        opened_once[e] = true;
+        absl::StatusOr<uint64_t> id = opened.fd.Id();
+        if (!id.ok()) return id.status();
+        ids[e].push_back(*id);
+        if (ring_fd < 0) {
+          absl::StatusOr<MappedRing> mapping =
+              MappedRing::Map(opened.fd.fd(), options.mmap_pages, MappedRing::Mode::kForward);
+          if (!mapping.ok()) {
+            return absl::Status(mapping.status().code(),
+                                absl::StrCat("ring of CPU ", cpu, ": ", mapping.status().message()));
+          }
+          set.rings_.emplace_back(cpu, *std::move(mapping));
+          ring_fd = opened.fd.fd();
+        } else if (absl::Status s = opened.fd.SetOutput(ring_fd); !s.ok()) {
+          return s;
+        }
+        opened.event = static_cast<int>(e);
+        opened.cpu = cpu;
+        opened.task = task;
+        opened.leader = planned.role.leader;
+        opened.group_read = planned.role.leader && planned.role.in_group;
+        fd_of[e] = opened.fd.fd();
+        set.fds_.push_back(std::move(opened));
+      }
+    }
+  }
+
+  set.table_ = std::make_unique<EventTable>();
+  for (size_t e = 0; e < plan.size(); ++e) {
+    EventInfo info;
+    info.name = plan[e].spec.name;
+    info.attr = plan[e].attr;
+    info.format = EventFormat::FromAttr(plan[e].attr);
+    info.ids = ids[e];
+    set.table_->Add(std::move(info));
+  }
+  return set;
+}
+
+absl::Status EventSet::EnableAll() {
+  for (const OpenedFd& opened : fds_) {
+    if (!opened.leader) continue;
+    if (absl::Status s = opened.fd.Enable(); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status EventSet::DisableAll() {
+  for (const OpenedFd& opened : fds_) {
+    if (!opened.leader) continue;
+    if (absl::Status s = opened.fd.Disable(); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status EventSet::ReadCounts(CaptureSummary* summary) const {
+  absl::flat_hash_map<uint64_t, int> event_of_id;
+  for (int e = 0; e < static_cast<int>(table_->size()); ++e) {
+    for (uint64_t id : table_->at(e).ids) event_of_id[id] = e;
+  }
+  const auto add = [&](uint64_t value, uint64_t id, uint64_t lost) {
+    auto it = event_of_id.find(id);
+    if (it == event_of_id.end()) return;
+    summary->events[it->second].value += value;
+    summary->events[it->second].kernel_lost += lost;
+    summary->kernel_lost += lost;
+  };
+  std::vector<uint64_t> words;
+  for (const OpenedFd& opened : fds_) {
+    const EventInfo& info = table_->at(opened.event);
+    const bool group = (info.attr.read_format & PERF_FORMAT_GROUP) != 0;
+    // A group is read once, through its leader: {nr; {value, id, lost}[nr]}.
+    if (group && !opened.group_read) continue;
+    words.assign(group ? 1 + 3 * table_->size() : 3, 0);
+    absl::StatusOr<size_t> n = opened.fd.Read(absl::MakeSpan(words));
+    if (!n.ok()) return n.status();
+    if (!group) {
+      if (*n >= 3) add(words[0], words[1], words[2]);  // {value, id, lost}
+      continue;
+    }
+    const uint64_t nr = words[0];
+    for (uint64_t i = 0; i < nr && 1 + 3 * i + 2 < *n; ++i) {
+      add(words[1 + 3 * i], words[1 + 3 * i + 1], words[1 + 3 * i + 2]);
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace perfring

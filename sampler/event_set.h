@@ -1,0 +1,78 @@
+// The opened events of a capture: one fd per (event, CPU, task), one ring
+// per CPU that every other fd on that CPU writes into (SET_OUTPUT), and the
+// EventTable that routes each record back to its event by IDENTIFIER.
+#ifndef PERFRING_SAMPLER_EVENT_SET_H_
+#define PERFRING_SAMPLER_EVENT_SET_H_
+
+#include <sys/types.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "decode/event_table.h"
+#include "reader/mapped_ring.h"
+#include "reader/ring_reader.h"
+#include "sampler/capture_summary.h"
+#include "sampler/event_attr.h"
+#include "sampler/event_spec.h"
+#include "sampler/perf_event.h"
+#include "sampler/record_options.h"
+#include "sampler/target.h"
+
+namespace perfring {
+
+class EventSet {
+ public:
+  struct OpenedFd {
+    PerfEventFd fd;
+    int event = 0;       // index in table()
+    int cpu = 0;
+    pid_t task = -1;
+    bool leader = true;  // enabled/disabled directly; members follow
+    bool group_read = false;  // leader of a braced group: read() returns the group
+  };
+  struct Ring {
+    Ring(int cpu, MappedRing mapping)
+        : cpu(cpu), mapping(std::move(mapping)),
+          reader(std::make_unique<RingReader>(this->mapping.region())) {}
+    int cpu = 0;
+    MappedRing mapping;
+    std::unique_ptr<RingReader> reader;  // heap: it holds a 64 KiB scratch buffer
+  };
+
+  // Opens every event of `list` on every CPU of `target` for every task, in
+  // list order (group members with their leader), maps one ring of
+  // `options.mmap_pages` per CPU. `cycles` that the kernel cannot open
+  // (no hardware PMU) becomes cpu-clock with a notice; any other hardware
+  // event that cannot be opened is a FailedPrecondition saying so.
+  static absl::StatusOr<EventSet> Open(const EventList& list, const RecordOptions& options,
+                                       const Target& target, const AttrContext& context,
+                                       const std::function<void(const std::string&)>& notice);
+
+  EventSet(EventSet&&) = default;
+  EventSet& operator=(EventSet&&) = default;
+
+  const EventTable& table() const { return *table_; }
+  std::vector<OpenedFd>& fds() { return fds_; }
+  std::vector<Ring>& rings() { return rings_; }
+
+  absl::Status EnableAll();   // PERF_EVENT_IOC_ENABLE on every leader
+  absl::Status DisableAll();  // PERF_EVENT_IOC_DISABLE on every leader
+  // Reads every counter (read_format ID|LOST[|GROUP]) and adds value and
+  // lost count to summary->events[...] by id, and kernel_lost to the total.
+  absl::Status ReadCounts(CaptureSummary* summary) const;
+
+ private:
+  EventSet() = default;
+
+  std::unique_ptr<EventTable> table_;  // stable address for sinks
+  std::vector<OpenedFd> fds_;
+  std::vector<Ring> rings_;
+};
+
+}  // namespace perfring
+
+#endif  // PERFRING_SAMPLER_EVENT_SET_H_

@@ -1,0 +1,470 @@
+#include "sampler/event_spec.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <optional>
+
+#include "absl/algorithm/container.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "sampler/pmu.h"
+#include "sampler/suggest.h"
+#include "sampler/tracefs.h"
+
+namespace perfring {
+namespace {
+
+struct SymbolicEvent {
+  const char* name;
+  uint32_t type;
+  uint64_t config;
+};
+
+// perf's names (tools/perf/util/parse-events.c event_symbols_hw/sw), aliases included.
+constexpr SymbolicEvent kSymbolicEvents[] = {
+    {"cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
+    {"cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
+    {"instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS},
+    {"cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES},
+    {"cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES},
+    {"branch-instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
+    {"branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
+    {"branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES},
+    {"bus-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES},
+    {"stalled-cycles-frontend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND},
+    {"idle-cycles-frontend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND},
+    {"stalled-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND},
+    {"idle-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND},
+    {"ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES},
+    {"cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK},
+    {"task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK},
+    {"page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS},
+    {"faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS},
+    {"context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES},
+    {"cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES},
+    {"cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS},
+    {"migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS},
+    {"minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN},
+    {"major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ},
+    {"alignment-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_ALIGNMENT_FAULTS},
+    {"emulation-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS},
+    {"dummy", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY},
+    {"bpf-output", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_BPF_OUTPUT},
+    {"cgroup-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CGROUP_SWITCHES},
+};
+
+struct CacheName {
+  const char* name;
+  uint64_t id;
+};
+
+// perf's hw cache names (parse-events.c evsel__hw_cache*), aliases included.
+constexpr CacheName kCaches[] = {
+    {"L1-dcache", PERF_COUNT_HW_CACHE_L1D}, {"l1-d", PERF_COUNT_HW_CACHE_L1D},
+    {"L1-d", PERF_COUNT_HW_CACHE_L1D},      {"L1-data", PERF_COUNT_HW_CACHE_L1D},
+    {"L1-icache", PERF_COUNT_HW_CACHE_L1I}, {"l1-i", PERF_COUNT_HW_CACHE_L1I},
+    {"L1-i", PERF_COUNT_HW_CACHE_L1I},      {"L1-instruction", PERF_COUNT_HW_CACHE_L1I},
+    {"LLC", PERF_COUNT_HW_CACHE_LL},        {"L2", PERF_COUNT_HW_CACHE_LL},
+    {"dTLB", PERF_COUNT_HW_CACHE_DTLB},     {"d-tlb", PERF_COUNT_HW_CACHE_DTLB},
+    {"Data-TLB", PERF_COUNT_HW_CACHE_DTLB}, {"iTLB", PERF_COUNT_HW_CACHE_ITLB},
+    {"i-tlb", PERF_COUNT_HW_CACHE_ITLB},    {"Instruction-TLB", PERF_COUNT_HW_CACHE_ITLB},
+    {"branch", PERF_COUNT_HW_CACHE_BPU},    {"branches", PERF_COUNT_HW_CACHE_BPU},
+    {"bpu", PERF_COUNT_HW_CACHE_BPU},       {"btb", PERF_COUNT_HW_CACHE_BPU},
+    {"bpc", PERF_COUNT_HW_CACHE_BPU},       {"node", PERF_COUNT_HW_CACHE_NODE},
+};
+constexpr CacheName kCacheOps[] = {
+    {"load", PERF_COUNT_HW_CACHE_OP_READ},        {"loads", PERF_COUNT_HW_CACHE_OP_READ},
+    {"read", PERF_COUNT_HW_CACHE_OP_READ},        {"store", PERF_COUNT_HW_CACHE_OP_WRITE},
+    {"stores", PERF_COUNT_HW_CACHE_OP_WRITE},     {"write", PERF_COUNT_HW_CACHE_OP_WRITE},
+    {"prefetch", PERF_COUNT_HW_CACHE_OP_PREFETCH}, {"prefetches", PERF_COUNT_HW_CACHE_OP_PREFETCH},
+    {"speculative-read", PERF_COUNT_HW_CACHE_OP_PREFETCH},
+    {"speculative-load", PERF_COUNT_HW_CACHE_OP_PREFETCH},
+};
+constexpr CacheName kCacheResults[] = {
+    {"refs", PERF_COUNT_HW_CACHE_RESULT_ACCESS},   {"Reference", PERF_COUNT_HW_CACHE_RESULT_ACCESS},
+    {"ops", PERF_COUNT_HW_CACHE_RESULT_ACCESS},    {"access", PERF_COUNT_HW_CACHE_RESULT_ACCESS},
+    {"misses", PERF_COUNT_HW_CACHE_RESULT_MISS},   {"miss", PERF_COUNT_HW_CACHE_RESULT_MISS},
+};
+
+template <size_t N>
+std::optional<uint64_t> FindCacheName(const CacheName (&table)[N], absl::string_view name) {
+  for (const CacheName& entry : table) {
+    if (name == entry.name) return entry.id;
+  }
+  return std::nullopt;
+}
+
+const SymbolicEvent* FindSymbolic(absl::string_view name) {
+  for (const SymbolicEvent& event : kSymbolicEvents) {
+    if (name == event.name) return &event;
+  }
+  return nullptr;
+}
+
+// "L1-dcache-load-misses" -> config = cache | op << 8 | result << 16. The op
+// defaults to load (read), the result to access, as in perf.
+std::optional<uint64_t> FindCacheEvent(absl::string_view name) {
+  for (const CacheName& cache : kCaches) {
+    absl::string_view rest = name;
+    if (!absl::ConsumePrefix(&rest, cache.name) || !absl::ConsumePrefix(&rest, "-")) continue;
+    std::optional<uint64_t> op, result;
+    // Op and result names may contain '-' ("speculative-read"): try every split.
+    for (size_t cut = 0; cut <= rest.size(); ++cut) {
+      if (cut == rest.size()) {
+        op = FindCacheName(kCacheOps, rest);
+        result = op ? std::nullopt : FindCacheName(kCacheResults, rest);
+        if (op || result) break;
+      } else if (rest[cut] == '-') {
+        op = FindCacheName(kCacheOps, rest.substr(0, cut));
+        result = FindCacheName(kCacheResults, rest.substr(cut + 1));
+        if (op && result) break;
+      }
+      op.reset();
+      result.reset();
+    }
+    if (!op && !result) continue;
+    return cache.id | (op.value_or(PERF_COUNT_HW_CACHE_OP_READ) << 8) |
+           (result.value_or(PERF_COUNT_HW_CACHE_RESULT_ACCESS) << 16);
+  }
+  return std::nullopt;
+}
+
+bool IsModifierLetters(absl::string_view text) {
+  if (text.empty()) return false;
+  for (char c : text) {
+    if (!absl::StrContains("ukhpHGID", c)) return false;
+  }
+  return true;
+}
+
+// Where a piece of the -e text sits, for error messages.
+struct Piece {
+  absl::string_view text;
+  size_t offset = 0;  // in the whole -e text
+};
+
+class Parser {
+ public:
+  Parser(absl::string_view whole, const SystemPaths& paths) : whole_(whole), paths_(paths) {}
+
+  absl::StatusOr<EventList> ParseList();
+
+ private:
+  absl::Status Error(const Piece& event, absl::string_view why) const;
+  absl::StatusOr<std::vector<Piece>> SplitTopLevel(const Piece& text, bool inside_group) const;
+  absl::StatusOr<EventGroup> ParseItem(const Piece& item);
+  absl::StatusOr<EventSpec> ParseEvent(const Piece& event);
+  absl::StatusOr<EventSpec> ParsePmuEvent(const Piece& event);
+  absl::Status ApplyPmuTerms(const Piece& event, const Pmu& pmu, absl::string_view terms, int depth,
+                             EventSpec* spec);
+  absl::Status ApplyModifiers(const Piece& event, absl::string_view mods, EventSpec* spec) const;
+
+  absl::string_view whole_;
+  const SystemPaths& paths_;
+};
+
+absl::Status Parser::Error(const Piece& event, absl::string_view why) const {
+  if (event.text.size() == whole_.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("event '", event.text, "': ", why));
+  }
+  return absl::InvalidArgumentError(absl::StrCat("event '", event.text, "' (offset ", event.offset,
+                                                 " in '", whole_, "'): ", why));
+}
+
+// Splits at commas outside braces and outside PMU slashes.
+absl::StatusOr<std::vector<Piece>> Parser::SplitTopLevel(const Piece& text, bool inside_group) const {
+  std::vector<Piece> pieces;
+  int depth = 0;
+  bool in_slashes = false;
+  size_t start = 0;
+  for (size_t i = 0; i <= text.text.size(); ++i) {
+    const char c = i < text.text.size() ? text.text[i] : ',';
+    if (c == '/' && depth == 0) {
+      in_slashes = !in_slashes;
+    } else if (c == '{' && !in_slashes) {
+      if (inside_group || depth > 0) {
+        return Error(Piece{text.text.substr(i), text.offset + i}, "groups cannot be nested");
+      }
+      ++depth;
+    } else if (c == '}' && !in_slashes) {
+      if (depth == 0) {
+        return Error(Piece{text.text.substr(start, i + 1 - start), text.offset + start},
+                     absl::StrCat("'}' at offset ", text.offset + i, " closes no group"));
+      }
+      --depth;
+    } else if (c == ',' && depth == 0 && (!in_slashes || i == text.text.size())) {
+      const Piece piece{text.text.substr(start, i - start), text.offset + start};
+      if (in_slashes) return Error(piece, "missing closing '/' of the PMU terms");
+      if (piece.text.empty()) {
+        return Error(piece, absl::StrCat("empty event at offset ", piece.offset));
+      }
+      pieces.push_back(piece);
+      start = i + 1;
+    }
+  }
+  if (depth != 0) return Error(pieces.empty() ? text : pieces.back(), "missing '}' closing the group");
+  return pieces;
+}
+
+absl::StatusOr<EventList> Parser::ParseList() {
+  const Piece whole{whole_, 0};
+  if (absl::StripAsciiWhitespace(whole_).empty()) {
+    return absl::InvalidArgumentError("empty event list");
+  }
+  absl::StatusOr<std::vector<Piece>> items = SplitTopLevel(whole, /*inside_group=*/false);
+  if (!items.ok()) return items.status();
+  EventList list;
+  for (const Piece& item : *items) {
+    absl::StatusOr<EventGroup> group = ParseItem(item);
+    if (!group.ok()) return group.status();
+    list.groups.push_back(*std::move(group));
+  }
+  return list;
+}
+
+absl::StatusOr<EventGroup> Parser::ParseItem(const Piece& item) {
+  EventGroup group;
+  if (item.text.front() != '{') {
+    absl::StatusOr<EventSpec> spec = ParseEvent(item);
+    if (!spec.ok()) return spec.status();
+    group.events.push_back(*std::move(spec));
+    return group;
+  }
+  group.braced = true;
+  const size_t close = item.text.rfind('}');
+  absl::string_view group_mods = item.text.substr(close + 1);
+  if (!group_mods.empty() && !absl::ConsumePrefix(&group_mods, ":")) {
+    return Error(item, absl::StrCat("unexpected '", group_mods, "' after the group"));
+  }
+  const Piece inner{item.text.substr(1, close - 1), item.offset + 1};
+  if (absl::StripAsciiWhitespace(inner.text).empty()) return Error(item, "empty group");
+  absl::StatusOr<std::vector<Piece>> members = SplitTopLevel(inner, /*inside_group=*/true);
+  if (!members.ok()) return members.status();
+  for (const Piece& member : *members) {
+    absl::StatusOr<EventSpec> spec = ParseEvent(member);
+    if (!spec.ok()) return spec.status();
+    if (!group_mods.empty()) {
+      // Group modifiers apply to every member (perf: modifier_group).
+      const bool has_modifier_suffix = !spec->modifiers.empty() || spec->kind == EventKind::kPmu;
+      if (absl::Status s = ApplyModifiers(item, group_mods, &*spec); !s.ok()) return s;
+      absl::StrAppend(&spec->name, has_modifier_suffix ? "" : ":", group_mods);
+    }
+    group.events.push_back(*std::move(spec));
+  }
+  return group;
+}
+
+absl::Status Parser::ApplyModifiers(const Piece& event, absl::string_view mods,
+                                    EventSpec* spec) const {
+  bool user = false, kernel = false, hv = false;
+  int precise = 0;
+  for (size_t i = 0; i < mods.size(); ++i) {
+    switch (mods[i]) {
+      case 'u': user = true; break;
+      case 'k': kernel = true; break;
+      case 'h': hv = true; break;
+      case 'p': ++precise; break;
+      case 'H': spec->attr.exclude_guest = 1; break;
+      case 'G': spec->attr.exclude_host = 1; break;
+      case 'I': spec->attr.exclude_idle = 1; break;
+      case 'D': spec->attr.pinned = 1; break;
+      default:
+        return Error(event, absl::StrCat("unknown modifier '", std::string(1, mods[i]),
+                                         "' in ':", mods, "' (valid: u k h p H G I D)"));
+    }
+  }
+  if (precise > 3) return Error(event, absl::StrCat("':", mods, "': at most 3 p (ppp)"));
+  if (user || kernel || hv) {
+    // perf: naming any of u/k/h counts only the named privilege levels.
+    spec->attr.exclude_user = !user;
+    spec->attr.exclude_kernel = !kernel;
+    spec->attr.exclude_hv = !hv;
+  }
+  if (precise > 0) spec->attr.precise_ip = precise;
+  absl::StrAppend(&spec->modifiers, mods);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<EventSpec> Parser::ParseEvent(const Piece& event) {
+  if (absl::StrContains(event.text, '/')) return ParsePmuEvent(event);
+  if (event.text.front() == '{') return Error(event, "groups cannot be nested");
+  std::vector<absl::string_view> parts = absl::StrSplit(event.text, ':');
+  EventSpec spec;
+  spec.name = std::string(event.text);
+  spec.attr.size = sizeof(perf_event_attr);
+  absl::string_view mods;
+  if (const SymbolicEvent* symbolic = FindSymbolic(parts[0])) {
+    spec.kind = symbolic->type == PERF_TYPE_HARDWARE ? EventKind::kHardware : EventKind::kSoftware;
+    spec.attr.type = symbolic->type;
+    spec.attr.config = symbolic->config;
+  } else if (std::optional<uint64_t> cache = FindCacheEvent(parts[0])) {
+    spec.kind = EventKind::kHwCache;
+    spec.attr.type = PERF_TYPE_HW_CACHE;
+    spec.attr.config = *cache;
+  } else if (parts[0].size() >= 2 && parts[0].size() <= 17 && parts[0][0] == 'r' &&
+             absl::SimpleHexAtoi(parts[0].substr(1), &spec.attr.config) &&
+             absl::c_all_of(parts[0].substr(1), [](char c) { return absl::ascii_isxdigit(c); })) {
+    spec.kind = EventKind::kRaw;
+    spec.attr.type = PERF_TYPE_RAW;
+  } else if (parts.size() >= 2 && !parts[1].empty() && !parts[0].empty()) {
+    if (parts.size() > 3) return Error(event, "too many ':' for SUBSYSTEM:TRACEPOINT[:MODIFIERS]");
+    absl::StatusOr<uint64_t> id = TracepointId(paths_, parts[0], parts[1]);
+    if (!id.ok()) {
+      // "cpu-clok:u" is a misspelled event with modifiers, not a tracepoint.
+      if (absl::IsInvalidArgument(id.status()) && parts.size() == 2 &&
+          IsModifierLetters(parts[1]) &&
+          absl::StartsWith(id.status().message(), "unknown tracepoint subsystem")) {
+        return Error(event, absl::StrCat("unknown event '", parts[0], "'",
+                                         DidYouMean(parts[0], SymbolicEventNames())));
+      }
+      return Error(event, id.status().message());
+    }
+    spec.kind = EventKind::kTracepoint;
+    spec.attr.type = PERF_TYPE_TRACEPOINT;
+    spec.attr.config = *id;
+    if (parts.size() == 3) mods = parts[2];
+    if (parts.size() == 3 && mods.empty()) return Error(event, "empty modifier after ':'");
+    if (!mods.empty()) {
+      if (absl::Status s = ApplyModifiers(event, mods, &spec); !s.ok()) return s;
+    }
+    return spec;
+  } else {
+    return Error(event, absl::StrCat("unknown event", DidYouMean(parts[0], SymbolicEventNames())));
+  }
+  if (parts.size() > 2) return Error(event, "more than one ':' after the event name");
+  if (parts.size() == 2) {
+    if (parts[1].empty()) return Error(event, "empty modifier after ':'");
+    if (absl::Status s = ApplyModifiers(event, parts[1], &spec); !s.ok()) return s;
+  }
+  return spec;
+}
+
+absl::StatusOr<EventSpec> Parser::ParsePmuEvent(const Piece& event) {
+  const size_t open = event.text.find('/');
+  const size_t close = event.text.find('/', open + 1);
+  if (close == absl::string_view::npos) return Error(event, "missing closing '/' of the PMU terms");
+  const std::string pmu_name(event.text.substr(0, open));
+  absl::StatusOr<Pmu> pmu = Pmu::Load(paths_, pmu_name);
+  if (!pmu.ok()) {
+    if (!absl::IsNotFound(pmu.status())) return Error(event, pmu.status().message());
+    const std::vector<std::string> pmus = ListPmus(paths_);
+    const std::string close_name = ClosestName(pmu_name, pmus);
+    return Error(event, absl::StrCat("unknown PMU '", pmu_name, "'",
+                                     close_name.empty() ? "" : absl::StrCat(" (did you mean ", close_name, "?)"),
+                                     "; PMUs here: ", absl::StrJoin(pmus, ", ")));
+  }
+  EventSpec spec;
+  spec.kind = EventKind::kPmu;
+  spec.name = std::string(event.text);
+  spec.attr.size = sizeof(perf_event_attr);
+  spec.attr.type = pmu->type();
+  const absl::string_view terms = event.text.substr(open + 1, close - open - 1);
+  if (absl::Status s = ApplyPmuTerms(event, *pmu, terms, 0, &spec); !s.ok()) return s;
+  absl::string_view mods = event.text.substr(close + 1);
+  absl::ConsumePrefix(&mods, ":");
+  if (!mods.empty()) {
+    if (absl::Status s = ApplyModifiers(event, mods, &spec); !s.ok()) return s;
+  }
+  return spec;
+}
+
+absl::Status Parser::ApplyPmuTerms(const Piece& event, const Pmu& pmu, absl::string_view terms,
+                                   int depth, EventSpec* spec) {
+  if (absl::StripAsciiWhitespace(terms).empty()) {
+    if (depth == 0) return Error(event, absl::StrCat("no terms between the slashes of ", pmu.name(), "/.../"));
+    return absl::OkStatus();
+  }
+  for (absl::string_view term : absl::StrSplit(terms, ',')) {
+    term = absl::StripAsciiWhitespace(term);
+    std::vector<absl::string_view> kv = absl::StrSplit(term, absl::MaxSplits('=', 1));
+    const absl::string_view key = kv[0];
+    if (key.empty()) return Error(event, absl::StrCat("empty term in '", terms, "'"));
+    if (kv.size() == 1) {
+      if (const std::string* alias = pmu.FindEvent(key); alias != nullptr && depth == 0) {
+        if (absl::Status s = ApplyPmuTerms(event, pmu, *alias, depth + 1, spec); !s.ok()) return s;
+        continue;
+      }
+    }
+    if (key == "name") {
+      if (kv.size() != 2 || kv[1].empty()) return Error(event, "term 'name' needs a value");
+      spec->name = std::string(kv[1]);
+      continue;
+    }
+    uint64_t value = 1;  // perf: a bare format term means 1
+    if (kv.size() == 2) {
+      const std::string text(kv[1]);
+      char* end = nullptr;
+      errno = 0;
+      value = std::strtoull(text.c_str(), &end, 0);
+      if (text.empty() || *end != '\0' || errno == ERANGE || text[0] == '-') {
+        return Error(event, absl::StrCat("bad value '", kv[1], "' for term '", key,
+                                         "' (a number: decimal or 0x hex)"));
+      }
+    }
+    if (key == "config") {
+      spec->attr.config = value;
+    } else if (key == "config1") {
+      spec->attr.config1 = value;
+    } else if (key == "config2") {
+      spec->attr.config2 = value;
+    } else if (key == "period") {
+      spec->attr.sample_period = value;
+      spec->attr.freq = 0;
+      spec->has_own_period = true;
+    } else if (key == "freq") {
+      spec->attr.sample_freq = value;
+      spec->attr.freq = 1;
+      spec->has_own_period = true;
+    } else if (const PmuFormatField* field = pmu.FindFormat(key)) {
+      if (absl::Status s = ApplyPmuFormat(*field, value, &spec->attr); !s.ok()) {
+        return Error(event, absl::StrCat("term '", key, "': ", s.message()));
+      }
+    } else {
+      std::vector<std::string> valid = {"config", "config1", "config2", "period", "freq", "name"};
+      for (const auto& [name, unused] : pmu.formats()) valid.push_back(name);
+      for (const auto& [name, unused] : pmu.events()) valid.push_back(name);
+      return Error(event, absl::StrCat("unknown term '", key, "' for PMU ", pmu.name(),
+                                       DidYouMean(key, valid), "; valid: ", absl::StrJoin(valid, ", ")));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+size_t EventList::event_count() const {
+  size_t count = 0;
+  for (const EventGroup& group : groups) count += group.events.size();
+  return count;
+}
+
+absl::StatusOr<EventList> ParseEventList(absl::string_view text, const SystemPaths& paths) {
+  return Parser(text, paths).ParseList();
+}
+
+bool IsHardwareCycles(const EventSpec& spec) {
+  return spec.attr.type == PERF_TYPE_HARDWARE && spec.attr.config == PERF_COUNT_HW_CPU_CYCLES;
+}
+
+EventSpec CpuClockInsteadOfCycles(const EventSpec& cycles) {
+  EventSpec spec = cycles;
+  spec.kind = EventKind::kSoftware;
+  spec.attr.type = PERF_TYPE_SOFTWARE;
+  spec.attr.config = PERF_COUNT_SW_CPU_CLOCK;
+  spec.attr.precise_ip = 0;
+  spec.name = spec.modifiers.empty() ? "cpu-clock" : absl::StrCat("cpu-clock:", spec.modifiers);
+  return spec;
+}
+
+std::vector<std::string> SymbolicEventNames() {
+  std::vector<std::string> names;
+  for (const SymbolicEvent& event : kSymbolicEvents) names.emplace_back(event.name);
+  return names;
+}
+
+}  // namespace perfring

@@ -1,0 +1,72 @@
+// perf's -e event syntax, parsed into perf_event_attr fields and names.
+//
+//   LIST   := ITEM [, ITEM]...
+//   ITEM   := EVENT | '{' EVENT [, EVENT]... '}' [':' MODS]
+//   EVENT  := SYMBOLIC [':' MODS]          cycles, instructions, cpu-clock, page-faults, ...
+//           | CACHE [':' MODS]             L1-dcache-load-misses, LLC-loads, dTLB-load-misses, ...
+//           | 'r' HEX [':' MODS]           raw PMU config
+//           | SUBSYS ':' NAME [':' MODS]   tracepoint (id from tracefs)
+//           | PMU '/' TERMS '/' [[':'] MODS]   TERMS from sysfs format/ and events/
+//   MODS   := one or more of u k h (count only user/kernel/hypervisor), p (precise,
+//             up to ppp), H (host only), G (guest only), I (exclude idle), D (pinned)
+//
+// Errors are InvalidArgument and name the bad event and the bad part, e.g.
+//   event 'cpu-clok': unknown event (did you mean cpu-clock?)
+// Cold path; thread-safe.
+#ifndef PERFRING_SAMPLER_EVENT_SPEC_H_
+#define PERFRING_SAMPLER_EVENT_SPEC_H_
+
+#include <linux/perf_event.h>
+
+#include <string>
+#include "absl/strings/string_view.h"
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "sampler/system_paths.h"
+
+namespace perfring {
+
+enum class EventKind { kHardware, kHwCache, kSoftware, kTracepoint, kRaw, kPmu };
+
+struct EventSpec {
+  // perf's name for the event: the text as written ("cpu-clock:u",
+  // "sched:sched_switch", "msr/tsc/"), or the PMU term name=.
+  std::string name;
+  EventKind kind = EventKind::kSoftware;
+  // What the spec determines: type, config, config1, config2, exclude_*,
+  // precise_ip, pinned, and sample_period / sample_freq + freq when the spec's
+  // own period= / freq= terms set them. Everything else is zero: the record
+  // options fill it in (sampler/event_attr.h).
+  perf_event_attr attr{};
+  bool has_own_period = false;  // a period= or freq= term
+  std::string modifiers;        // the modifier letters applied ("u", "ppp", ...)
+};
+
+struct EventGroup {
+  std::vector<EventSpec> events;  // events[0] is the leader
+  bool braced = false;            // written {a,b}: counted and read together
+};
+
+struct EventList {
+  std::vector<EventGroup> groups;
+  size_t event_count() const;
+};
+
+// Parses a whole -e list. Each group keeps the order written.
+absl::StatusOr<EventList> ParseEventList(absl::string_view text, const SystemPaths& paths);
+
+// PERF_TYPE_HARDWARE / PERF_COUNT_HW_CPU_CYCLES, whatever its modifiers.
+bool IsHardwareCycles(const EventSpec& spec);
+
+// The software event that stands in for `cycles` on a machine without a
+// hardware PMU, as perf does: cpu-clock with the same modifiers (exclusions
+// kept, precise_ip dropped), named "cpu-clock" plus those modifiers.
+EventSpec CpuClockInsteadOfCycles(const EventSpec& cycles);
+
+// The symbolic hardware and software event names (for suggestions and help).
+std::vector<std::string> SymbolicEventNames();
+
+}  // namespace perfring
+
+#endif  // PERFRING_SAMPLER_EVENT_SPEC_H_

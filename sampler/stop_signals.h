@@ -1,0 +1,34 @@
+// SIGINT / SIGTERM as a readable fd, so the session's epoll wakes up and
+// stops cleanly (disable, drain, flush, close) instead of dying mid-write.
+#ifndef PERFRING_SAMPLER_STOP_SIGNALS_H_
+#define PERFRING_SAMPLER_STOP_SIGNALS_H_
+
+#include <signal.h>
+
+#include "absl/status/statusor.h"
+
+namespace perfring {
+
+// Installs handlers for SIGINT and SIGTERM that write to an eventfd; the
+// destructor restores the previous handlers. One instance at a time per
+// process (the handler reaches it through a global). Not thread-safe.
+class StopSignals {
+ public:
+  static absl::StatusOr<StopSignals> Install();
+  StopSignals(StopSignals&& other) noexcept;
+  StopSignals& operator=(StopSignals&&) = delete;
+  StopSignals(const StopSignals&) = delete;
+  ~StopSignals();
+
+  int fd() const { return fd_; }  // readable once a stop signal arrived
+  bool stopped() const;          // a stop signal arrived
+
+ private:
+  StopSignals() = default;
+  int fd_ = -1;
+  struct sigaction old_int_ {}, old_term_ {};
+};
+
+}  // namespace perfring
+
+#endif  // PERFRING_SAMPLER_STOP_SIGNALS_H_

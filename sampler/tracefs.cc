@@ -1,0 +1,79 @@
+#include "sampler/tracefs.h"
+
+#include <sys/mount.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "sampler/suggest.h"
+#include "sampler/text_file.h"
+
+namespace perfring {
+namespace {
+
+// Names are single path components made of what tracefs uses.
+bool IsPlainName(absl::string_view name) {
+  if (name.empty() || name == "." || name == "..") return false;
+  for (char c : name) {
+    if (c == '/' || c == '*' || c == '?' || c == '[') return false;
+  }
+  return true;
+}
+
+absl::StatusOr<std::string> FindEventsDir(const SystemPaths& paths) {
+  for (const std::string& root : paths.tracefs) {
+    if (IsDirectory(root + "/events")) return root;
+  }
+  return absl::NotFoundError("");
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> FindTracefs(const SystemPaths& paths) {
+  if (absl::StatusOr<std::string> root = FindEventsDir(paths); root.ok()) return root;
+  std::string mount_error;
+  if (paths.mount_tracefs_if_missing && !paths.tracefs.empty()) {
+    if (mount("nodev", paths.tracefs[0].c_str(), "tracefs", 0, nullptr) == 0) {
+      if (absl::StatusOr<std::string> root = FindEventsDir(paths); root.ok()) return root;
+    } else {
+      mount_error = absl::StrCat(" (mounting it failed: ", std::strerror(errno), ")");
+    }
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      "tracefs is not mounted at ", absl::StrJoin(paths.tracefs, " or "), mount_error,
+      "; mount it with: mount -t tracefs nodev ",
+      paths.tracefs.empty() ? "/sys/kernel/tracing" : paths.tracefs[0]));
+}
+
+absl::StatusOr<uint64_t> TracepointId(const SystemPaths& paths, absl::string_view subsystem,
+                                      absl::string_view name) {
+  const std::string spelled = absl::StrCat(subsystem, ":", name);
+  if (!IsPlainName(subsystem) || !IsPlainName(name)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("bad tracepoint '", spelled, "' (wildcards are not supported)"));
+  }
+  absl::StatusOr<std::string> root = FindTracefs(paths);
+  if (!root.ok()) return root.status();
+  const std::string events = *root + "/events";
+  const std::string subsystem_dir = absl::StrCat(events, "/", subsystem);
+  if (!IsDirectory(subsystem_dir)) {
+    absl::StatusOr<std::vector<std::string>> subsystems = ListDirectory(events);
+    return absl::InvalidArgumentError(absl::StrCat(
+        "unknown tracepoint subsystem '", subsystem, "'",
+        subsystems.ok() ? DidYouMean(subsystem, *subsystems) : std::string()));
+  }
+  const std::string id_path = absl::StrCat(subsystem_dir, "/", name, "/id");
+  absl::StatusOr<int64_t> id = ReadIntegerFile(id_path);
+  if (absl::IsNotFound(id.status())) {
+    absl::StatusOr<std::vector<std::string>> names = ListDirectory(subsystem_dir);
+    return absl::InvalidArgumentError(absl::StrCat(
+        "unknown tracepoint '", spelled, "'", names.ok() ? DidYouMean(name, *names) : std::string()));
+  }
+  if (!id.ok()) return id.status();
+  return static_cast<uint64_t>(*id);
+}
+
+}  // namespace perfring

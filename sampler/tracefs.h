@@ -1,0 +1,28 @@
+// Tracepoints as tracefs describes them: TRACEFS/events/SUBSYSTEM/NAME/id is
+// the attr.config of PERF_TYPE_TRACEPOINT.
+#ifndef PERFRING_SAMPLER_TRACEFS_H_
+#define PERFRING_SAMPLER_TRACEFS_H_
+
+#include <cstdint>
+#include <string>
+#include "absl/strings/string_view.h"
+
+#include "absl/status/statusor.h"
+#include "sampler/system_paths.h"
+
+namespace perfring {
+
+// The first root of paths.tracefs that has an events/ directory. When none
+// has and paths.mount_tracefs_if_missing is set, mounts tracefs on
+// paths.tracefs[0] first, as perf does. FailedPrecondition when there is
+// still none (the message says how to mount it).
+absl::StatusOr<std::string> FindTracefs(const SystemPaths& paths);
+
+// The id of tracepoint SUBSYSTEM:NAME. InvalidArgument for an unknown
+// subsystem or tracepoint, with the closest existing name when one is close.
+absl::StatusOr<uint64_t> TracepointId(const SystemPaths& paths, absl::string_view subsystem,
+                                      absl::string_view name);
+
+}  // namespace perfring
+
+#endif  // PERFRING_SAMPLER_TRACEFS_H_

@@ -1,0 +1,163 @@
+// EventTable::Resolve follows perf's routing rules (evlist__event2evsel).
+#include "decode/event_table.h"
+
+#include <linux/perf_event.h>
+
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "decode/record_type.h"
+#include "tests/decode/record_builder.h"
+
+namespace perfring {
+namespace {
+
+using ::perfring::testing::RecordBuilder;
+
+EventInfo Event(const char* name, uint64_t sample_type, std::vector<uint64_t> ids,
+                bool sample_id_all = true) {
+  EventInfo e;
+  e.name = name;
+  e.attr.sample_type = sample_type;
+  e.attr.sample_id_all = sample_id_all;
+  e.attr.size = sizeof e.attr;
+  e.format = EventFormat::FromAttr(e.attr);
+  e.ids = std::move(ids);
+  return e;
+}
+
+const char* NameOf(const EventTable& table, const std::vector<uint8_t>& record) {
+  const EventInfo* e = table.Resolve(record.data(), static_cast<uint32_t>(record.size()));
+  return e == nullptr ? "(null)" : e->name.c_str();
+}
+
+constexpr uint64_t kWithIdentifier =
+    PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+
+EventTable TwoEvents(uint64_t sample_type, bool sample_id_all = true) {
+  EventTable table;
+  table.Add(Event("first", sample_type, {11, 12}, sample_id_all));
+  table.Add(Event("second", sample_type, {21}, sample_id_all));
+  return table;
+}
+
+TEST(EventTable, AddReturnsIndexesInOrder) {
+  EventTable table;
+  EXPECT_EQ(table.Add(Event("a", 0, {})), 0);
+  EXPECT_EQ(table.Add(Event("b", 0, {})), 1);
+  EXPECT_EQ(table.size(), 2u);
+  EXPECT_EQ(table.at(1).name, "b");
+}
+
+TEST(EventTable, AnEmptyTableResolvesNothing) {
+  EventTable table;
+  const std::vector<uint8_t> rec = RecordBuilder(PERF_RECORD_SAMPLE).U64(1).Build();
+  EXPECT_EQ(table.Resolve(rec.data(), rec.size()), nullptr);
+}
+
+TEST(EventTable, WithOneEventEveryRecordIsItsEvenForAnUnknownId) {
+  EventTable table;
+  table.Add(Event("only", kWithIdentifier, {11}));
+  const std::vector<uint8_t> rec =
+      RecordBuilder(PERF_RECORD_SAMPLE).U64(999).U64(0).U64(0).U64(0).Build();
+  EXPECT_STREQ(NameOf(table, rec), "only");
+}
+
+TEST(EventTable, SampleIsRoutedByIdentifierInItsFirstWord) {
+  EventTable table = TwoEvents(kWithIdentifier);
+  const std::vector<uint8_t> rec =
+      RecordBuilder(PERF_RECORD_SAMPLE).U64(21).U64(0x401000).U64(0).U64(0).Build();
+  EXPECT_STREQ(NameOf(table, rec), "second");
+}
+
+TEST(EventTable, NonSampleIsRoutedByTheLastWordOfItsTrailer) {
+  EventTable table = TwoEvents(kWithIdentifier);
+  // COMM body, then trailer TID, TIME, IDENTIFIER.
+  const std::vector<uint8_t> rec = RecordBuilder(PERF_RECORD_COMM)
+                                       .U32(1).U32(1).PaddedString("bash")
+                                       .U32(1).U32(1).U64(5).U64(12).Build();
+  EXPECT_STREQ(NameOf(table, rec), "first");
+}
+
+TEST(EventTable, WithoutIdentifierSamplesUseTheIdPosition) {
+  // IP, TID, TIME, ADDR precede ID: id_pos = 4 words into the body.
+  const uint64_t type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
+                        PERF_SAMPLE_ID | PERF_SAMPLE_CPU;
+  EventTable table = TwoEvents(type);
+  const std::vector<uint8_t> rec = RecordBuilder(PERF_RECORD_SAMPLE)
+                                       .U64(0x401000).U32(1).U32(1).U64(5).U64(0).U64(21)
+                                       .U32(0).U32(0).Build();
+  EXPECT_STREQ(NameOf(table, rec), "second");
+}
+
+TEST(EventTable, WithoutIdentifierTrailersUseTheIdPositionFromTheEnd) {
+  // Trailer ... ID, STREAM_ID, CPU: the id is 3 words back from the end.
+  const uint64_t type = PERF_SAMPLE_TID | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU;
+  EventTable table = TwoEvents(type);
+  const std::vector<uint8_t> rec = RecordBuilder(PERF_RECORD_LOST_SAMPLES)
+                                       .U64(3).U32(1).U32(1).U64(21).U64(99).U32(0).U32(0)
+                                       .Build();
+  EXPECT_STREQ(NameOf(table, rec), "second");
+}
+
+TEST(EventTable, IdZeroMeansTheFirstEvent) {
+  EventTable table = TwoEvents(kWithIdentifier);
+  const std::vector<uint8_t> rec =
+      RecordBuilder(PERF_RECORD_SAMPLE).U64(0).U64(0).U64(0).U64(0).Build();
+  EXPECT_STREQ(NameOf(table, rec), "first");
+}
+
+TEST(EventTable, AnUnknownIdResolvesToNull) {
+  EventTable table = TwoEvents(kWithIdentifier);
+  const std::vector<uint8_t> rec =
+      RecordBuilder(PERF_RECORD_SAMPLE).U64(999).U64(0).U64(0).U64(0).Build();
+  EXPECT_EQ(table.Resolve(rec.data(), rec.size()), nullptr);
+}
+
+TEST(EventTable, WithoutSampleIdAllNonSamplesGoToTheFirstEvent) {
+  EventTable table = TwoEvents(kWithIdentifier, /*sample_id_all=*/false);
+  const std::vector<uint8_t> rec =
+      RecordBuilder(PERF_RECORD_COMM).U32(1).U32(1).PaddedString("bash").Build();
+  EXPECT_STREQ(NameOf(table, rec), "first");
+}
+
+TEST(EventTable, WithoutAnyIdFieldEverythingGoesToTheFirstEvent) {
+  EventTable table = TwoEvents(PERF_SAMPLE_IP | PERF_SAMPLE_TIME);
+  const std::vector<uint8_t> rec = RecordBuilder(PERF_RECORD_SAMPLE).U64(1).U64(2).Build();
+  EXPECT_STREQ(NameOf(table, rec), "first");
+}
+
+TEST(EventTable, PerfDataRecordsGoToTheFirstEvent) {
+  EventTable table = TwoEvents(kWithIdentifier);
+  const std::vector<uint8_t> rec = RecordBuilder(kRecordFinishedRound).Build();
+  EXPECT_STREQ(NameOf(table, rec), "first");
+}
+
+TEST(EventTable, ARecordTooShortForItsIdResolvesToNull) {
+  EventTable table = TwoEvents(kWithIdentifier);
+  const std::vector<uint8_t> sample = RecordBuilder(PERF_RECORD_SAMPLE).Build();
+  EXPECT_EQ(table.Resolve(sample.data(), sample.size()), nullptr);
+  const std::vector<uint8_t> header_only = RecordBuilder(PERF_RECORD_SWITCH).Build();
+  EXPECT_EQ(table.Resolve(header_only.data(), header_only.size()), nullptr);
+  EXPECT_EQ(table.Resolve(header_only.data(), 4), nullptr);
+}
+
+TEST(EventTable, AddIdRegistersALaterId) {
+  EventTable table = TwoEvents(kWithIdentifier);
+  table.AddId(31, 1);
+  EXPECT_EQ(table.at(1).ids, (std::vector<uint64_t>{21, 31}));
+  const std::vector<uint8_t> rec =
+      RecordBuilder(PERF_RECORD_SAMPLE).U64(31).U64(0).U64(0).U64(0).Build();
+  EXPECT_STREQ(NameOf(table, rec), "second");
+}
+
+TEST(EventTable, EventsStayAtTheirAddressWhenMoreAreAdded) {
+  EventTable table;
+  table.Add(Event("first", kWithIdentifier, {11}));
+  const EventInfo* first = &table.at(0);
+  for (int i = 0; i < 100; ++i) table.Add(Event("more", kWithIdentifier, {100u + i}));
+  EXPECT_EQ(&table.at(0), first);
+}
+
+}  // namespace
+}  // namespace perfring

@@ -1,0 +1,139 @@
+// Feature payload encoding and parsing (header.c's write_*/process_*), and
+// build-id notes.
+#include "perfdata/features.h"
+
+#include <elf.h>
+
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+#include "perfdata/build_id.h"
+
+namespace perfring::perfdata {
+namespace {
+
+const uint8_t* Bytes(const std::string& s) { return reinterpret_cast<const uint8_t*>(s.data()); }
+
+TEST(FeaturesTest, StringIsLengthThenNulPaddedTo64) {
+  const std::string enc = EncodeString("vm");
+  ASSERT_EQ(enc.size(), 4u + 64u);
+  EXPECT_EQ(LoadUnaligned<uint32_t>(Bytes(enc)), 64u);
+  EXPECT_EQ(enc.substr(4, 3), std::string("vm\0", 3));
+  HeaderFeatures f;
+  ASSERT_TRUE(ParseFeature(kFeatHostname, Bytes(enc), enc.size(), 0, &f).ok());
+  EXPECT_EQ(f.hostname, "vm");
+}
+
+TEST(FeaturesTest, NrCpusIsAvailThenOnline) {
+  const std::string enc = EncodeNrCpus(8, 6);
+  EXPECT_EQ(LoadUnaligned<uint32_t>(Bytes(enc)), 8u);
+  EXPECT_EQ(LoadUnaligned<uint32_t>(Bytes(enc) + 4), 6u);
+  HeaderFeatures f;
+  ASSERT_TRUE(ParseFeature(kFeatNrCpus, Bytes(enc), enc.size(), 0, &f).ok());
+  EXPECT_EQ(f.nr_cpus_avail, 8u);
+  EXPECT_EQ(f.nr_cpus_online, 6u);
+}
+
+TEST(FeaturesTest, CmdlineRoundTrips) {
+  const std::vector<std::string> argv = {"perfring", "record", "-o", "x y.data"};
+  const std::string enc = EncodeStringList(argv);
+  HeaderFeatures f;
+  ASSERT_TRUE(ParseFeature(kFeatCmdline, Bytes(enc), enc.size(), 0, &f).ok());
+  EXPECT_EQ(f.cmdline, argv);
+}
+
+TEST(FeaturesTest, EventDescRoundTripsWithAttrSize128) {
+  EventDescEntry e;
+  e.attr.type = PERF_TYPE_SOFTWARE;
+  e.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
+  e.name = "cpu-clock";
+  e.ids = {5, 6, 7};
+  const std::string enc = EncodeEventDesc({e, e});
+  EXPECT_EQ(LoadUnaligned<uint32_t>(Bytes(enc) + 4), 128u);
+  HeaderFeatures f;
+  ASSERT_TRUE(ParseFeature(kFeatEventDesc, Bytes(enc), enc.size(), 0, &f).ok());
+  ASSERT_EQ(f.event_desc.size(), 2u);
+  EXPECT_EQ(f.event_desc[1].name, "cpu-clock");
+  EXPECT_EQ(f.event_desc[1].ids, e.ids);
+  EXPECT_EQ(f.event_desc[1].attr.sample_type, e.attr.sample_type);
+  EXPECT_EQ(f.event_desc[1].attr.size, 128u);
+}
+
+TEST(FeaturesTest, BuildIdEntriesAre36BytesPlusTheNamePaddedTo64) {
+  BuildIdEntry e;
+  e.misc = PERF_RECORD_MISC_USER;
+  e.build_id = std::string("\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11\x12\x13\x14", 20);
+  e.filename = "/usr/bin/true";
+  const std::string enc = EncodeBuildIds({e, e});
+  ASSERT_EQ(enc.size(), 2 * (36u + 64u));
+  EXPECT_EQ(LoadUnaligned<uint16_t>(Bytes(enc) + 6), 100u);
+  EXPECT_EQ(LoadUnaligned<uint16_t>(Bytes(enc) + 4), PERF_RECORD_MISC_USER | 0x8000);
+  HeaderFeatures f;
+  ASSERT_TRUE(ParseFeature(kFeatBuildId, Bytes(enc), enc.size(), 0, &f).ok());
+  ASSERT_EQ(f.build_ids.size(), 2u);
+  EXPECT_EQ(f.build_ids[1].build_id, e.build_id);
+  EXPECT_EQ(f.build_ids[1].filename, e.filename);
+  EXPECT_EQ(f.build_ids[1].pid, -1);
+}
+
+TEST(FeaturesTest, TruncatedPayloadIsAnErrorNamingTheOffset) {
+  const std::string enc = EncodeString("a-long-hostname");
+  HeaderFeatures f;
+  const absl::Status s = ParseFeature(kFeatHostname, Bytes(enc), 10, 0x1234, &f);
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE(absl::StartsWith(s.message(), "offset 0x1238: feature hostname")) << s;
+}
+
+TEST(FeaturesTest, HugeCountsAreRejectedNotAllocated) {
+  std::string enc;
+  Append<uint32_t>(&enc, 0xffffffff);  // string count
+  HeaderFeatures f;
+  EXPECT_FALSE(ParseFeature(kFeatCmdline, Bytes(enc), enc.size(), 0, &f).ok());
+  Append<uint32_t>(&enc, 128);  // EVENT_DESC: nr, attr_size
+  EXPECT_FALSE(ParseFeature(kFeatEventDesc, Bytes(enc), enc.size(), 0, &f).ok());
+}
+
+TEST(FeaturesTest, UnknownFeaturesAreNotedButNotParsed) {
+  HeaderFeatures f;
+  const std::string junk = "xyz";
+  ASSERT_TRUE(ParseFeature(200, Bytes(junk), junk.size(), 77, &f).ok());
+  EXPECT_TRUE(f.present.test(200));
+  EXPECT_EQ(f.sections[200], std::make_pair(uint64_t{77}, uint64_t{3}));
+}
+
+std::string Note(uint32_t type, const std::string& name, const std::string& desc) {
+  std::string n;
+  Append<uint32_t>(&n, name.size());
+  Append<uint32_t>(&n, desc.size());
+  Append<uint32_t>(&n, type);
+  n += name;
+  n.append((4 - name.size() % 4) % 4, '\0');
+  n += desc;
+  n.append((4 - desc.size() % 4) % 4, '\0');
+  return n;
+}
+
+TEST(BuildIdTest, FindsTheGnuBuildIdNoteAmongOthers) {
+  const std::string notes = Note(1, std::string("Linux\0", 6), "abc") +
+                            Note(NT_GNU_BUILD_ID, std::string("GNU\0", 4), "0123456789abcdefghij");
+  EXPECT_EQ(FindBuildIdNote(Bytes(notes), notes.size()), "0123456789abcdefghij");
+}
+
+TEST(BuildIdTest, TruncatedNotesGiveNothing) {
+  const std::string notes = Note(NT_GNU_BUILD_ID, std::string("GNU\0", 4), "0123456789abcdefghij");
+  for (size_t n = 0; n < notes.size(); ++n) EXPECT_FALSE(FindBuildIdNote(Bytes(notes), n).has_value());
+}
+
+TEST(BuildIdTest, ReadsTheBuildIdOfThisTestBinary) {
+  absl::StatusOr<std::string> id = ReadElfBuildId("/proc/self/exe");
+  if (!id.ok()) GTEST_SKIP() << "test binary has no build-id: " << id.status();
+  EXPECT_GE(id->size(), 8u);
+  EXPECT_LE(id->size(), 20u);
+}
+
+TEST(BuildIdTest, NonElfIsAnError) {
+  EXPECT_FALSE(ReadElfBuildId("/proc/self/status").ok());
+  EXPECT_EQ(ReadElfBuildId("/nonexistent/file").status().code(), absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace perfring::perfdata

@@ -1,0 +1,50 @@
+#include "tests/perfdata/test_util.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+
+namespace perfring::perfdata::test_util {
+
+std::string TempPath(const std::string& name) {
+  static std::atomic<int> counter{0};
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return std::string(dir ? dir : "/tmp") + "/" + std::to_string(getpid()) + "_" +
+         std::to_string(counter++) + "_" + name;
+}
+
+std::string ReadFileOrDie(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void WriteFileOrDie(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), bytes.size());
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+CommandResult RunCommand(const std::string& command) {
+  const std::string out = TempPath("cmd.out"), err = TempPath("cmd.err");
+  const std::string full = "( " + command + " ) >" + out + " 2>" + err;
+  const int status = std::system(full.c_str());
+  CommandResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = ReadFileOrDie(out);
+  r.err = ReadFileOrDie(err);
+  unlink(out.c_str());
+  unlink(err.c_str());
+  return r;
+}
+
+bool HavePerf() {
+  return access("/usr/bin/perf", X_OK) == 0 && RunCommand("/usr/bin/perf --version").exit_code == 0;
+}
+
+}  // namespace perfring::perfdata::test_util

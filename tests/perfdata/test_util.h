@@ -1,0 +1,66 @@
+// Helpers shared by the perfdata tests: running commands, temp files, and
+// building perf records byte by byte.
+#ifndef PERFRING_TESTS_PERFDATA_TEST_UTIL_H_
+#define PERFRING_TESTS_PERFDATA_TEST_UTIL_H_
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace perfring::perfdata::test_util {
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+// Runs `command` with /bin/sh, capturing stdout and stderr (through files in
+// the test's temp directory).
+CommandResult RunCommand(const std::string& command);
+
+// A fresh path in the test's temp directory (TEST_TMPDIR).
+std::string TempPath(const std::string& name);
+
+std::string ReadFileOrDie(const std::string& path);
+void WriteFileOrDie(const std::string& path, const std::string& bytes);
+
+// True when /usr/bin/perf exists and runs.
+bool HavePerf();
+
+// Builds one record: header, then appended fields; Finish() pads to 8 and
+// sets header.size.
+class RecordBuilder {
+ public:
+  RecordBuilder(uint32_t type, uint16_t misc) {
+    U32(type);
+    U16(misc);
+    U16(0);
+  }
+  RecordBuilder& U16(uint16_t v) { return Raw(&v, 2); }
+  RecordBuilder& U32(uint32_t v) { return Raw(&v, 4); }
+  RecordBuilder& U64(uint64_t v) { return Raw(&v, 8); }
+  RecordBuilder& Str(const std::string& s) {  // NUL-terminated, padded to 8
+    bytes_.append(s);
+    bytes_.push_back('\0');
+    while (bytes_.size() % 8) bytes_.push_back('\0');
+    return *this;
+  }
+  RecordBuilder& Raw(const void* p, size_t n) {
+    bytes_.append(static_cast<const char*>(p), n);
+    return *this;
+  }
+  std::string Finish() {
+    while (bytes_.size() % 8) bytes_.push_back('\0');
+    const uint16_t size = static_cast<uint16_t>(bytes_.size());
+    std::memcpy(&bytes_[6], &size, 2);
+    return bytes_;
+  }
+
+ private:
+  std::string bytes_;
+};
+
+}  // namespace perfring::perfdata::test_util
+
+#endif  // PERFRING_TESTS_PERFDATA_TEST_UTIL_H_

@@ -1,0 +1,431 @@
+// The perf.data writer: files (and pipes) built from synthetic records that
+// look like a real capture of this test process are read back identically by
+// our reader, and by perf report / perf script / perf report -D with no
+// warning and with user and kernel symbols resolved.
+#include "perfdata/writer.h"
+
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "gtest/gtest.h"
+#include "perfdata/build_id.h"
+#include "perfdata/reader.h"
+#include "tests/perfdata/test_util.h"
+
+extern "C" __attribute__((noinline)) int PerfringHotFunction(int x) {
+  // Something the compiler cannot fold away, so the function has a body.
+  volatile int v = x;
+  for (int i = 0; i < 10; ++i) v = v * 3 + i;
+  return v;
+}
+
+namespace perfring::perfdata {
+namespace {
+
+using test_util::HavePerf;
+using test_util::ReadFileOrDie;
+using test_util::RecordBuilder;
+using test_util::RunCommand;
+using test_util::TempPath;
+
+constexpr uint64_t kSampleType =
+    PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+constexpr uint64_t kPeriod = 100000;
+constexpr int kUserSamples = 100;
+constexpr int kKernelSamples = 20;
+
+// The executable mapping of this test binary and the kernel text, as a
+// sampler would describe them.
+struct ProcessImage {
+  std::string exe;
+  uint64_t start = 0, len = 0, pgoff = 0;
+  uint64_t kernel_text = 0, kernel_end = 0, kernel_schedule = 0;
+};
+
+ProcessImage ReadProcessImage() {
+  ProcessImage img;
+  char buf[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n > 0) img.exe.assign(buf, n);
+  const uint64_t hot = reinterpret_cast<uint64_t>(&PerfringHotFunction);
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    // start-end perms offset dev inode path
+    std::vector<std::string> f = absl::StrSplit(line, ' ', absl::SkipEmpty());
+    if (f.size() < 6 || f[5] != img.exe || f[1].find('x') == std::string::npos) continue;
+    std::vector<std::string> range = absl::StrSplit(f[0], '-');
+    uint64_t start = 0, end = 0, off = 0;
+    absl::SimpleHexAtoi(range[0], &start);
+    absl::SimpleHexAtoi(range[1], &end);
+    absl::SimpleHexAtoi(f[2], &off);
+    if (hot >= start && hot < end) img = {img.exe, start, end - start, off};
+  }
+  std::ifstream kallsyms("/proc/kallsyms");
+  while (std::getline(kallsyms, line)) {
+    std::vector<std::string> f = absl::StrSplit(line, ' ');
+    if (f.size() < 3) continue;
+    uint64_t addr = 0;
+    absl::SimpleHexAtoi(f[0], &addr);
+    if (f[2] == "_text") img.kernel_text = addr;
+    if (f[2] == "_etext") img.kernel_end = addr;
+    if (f[2] == "schedule" && (f[1] == "T" || f[1] == "t")) img.kernel_schedule = addr;
+  }
+  return img;
+}
+
+EventTable OneEvent() {
+  EventInfo e;
+  e.name = "cpu-clock";
+  e.attr.type = PERF_TYPE_SOFTWARE;
+  e.attr.size = sizeof(perf_event_attr);
+  e.attr.config = PERF_COUNT_SW_CPU_CLOCK;
+  e.attr.sample_period = kPeriod;
+  e.attr.sample_type = kSampleType;
+  e.attr.sample_id_all = 1;
+  e.attr.mmap = e.attr.comm = e.attr.task = 1;
+  e.attr.mmap2 = 1;
+  e.format = EventFormat::FromAttr(e.attr);
+  e.ids = {77, 78};
+  EventTable table;
+  table.Add(e);
+  return table;
+}
+
+// The sample_id trailer for TID|TIME|CPU.
+RecordBuilder& Trailer(RecordBuilder& b, uint32_t pid, uint32_t tid, uint64_t time) {
+  return b.U32(pid).U32(tid).U64(time).U32(0).U32(0);
+}
+
+std::string Sample(uint16_t cpumode, uint64_t ip, uint64_t time) {
+  return RecordBuilder(PERF_RECORD_SAMPLE, cpumode)
+      .U64(ip).U32(getpid()).U32(getpid()).U64(time).U32(0).U32(0).U64(kPeriod)
+      .Finish();
+}
+
+// A capture of this process: kernel map, COMM, MMAP2 of the test binary,
+// then user and kernel samples in time order with a FINISHED_ROUND between
+// rounds.
+std::vector<std::string> CaptureRecords(const ProcessImage& img) {
+  std::vector<std::string> recs;
+  RecordBuilder kmap(PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL);
+  kmap.U32(-1).U32(0).U64(img.kernel_text).U64(img.kernel_end - img.kernel_text)
+      .U64(img.kernel_text).Str("[kernel.kallsyms]_text");
+  recs.push_back(Trailer(kmap, 0, 0, 0).Finish());
+  RecordBuilder comm(PERF_RECORD_COMM, 0);
+  comm.U32(getpid()).U32(getpid()).Str("writer_test");
+  recs.push_back(Trailer(comm, getpid(), getpid(), 0).Finish());
+  struct stat st;
+  stat(img.exe.c_str(), &st);
+  RecordBuilder mmap2(PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER);
+  mmap2.U32(getpid()).U32(getpid()).U64(img.start).U64(img.len).U64(img.pgoff)
+      .U32(major(st.st_dev)).U32(minor(st.st_dev)).U64(st.st_ino).U64(0)
+      .U32(PROT_READ | PROT_EXEC).U32(MAP_PRIVATE).Str(img.exe);
+  recs.push_back(Trailer(mmap2, getpid(), getpid(), 0).Finish());
+
+  const uint64_t hot = reinterpret_cast<uint64_t>(&PerfringHotFunction) + 4;
+  uint64_t time = 1000000;
+  for (int i = 0; i < kUserSamples + kKernelSamples; ++i) {
+    const bool kernel = i >= kUserSamples;
+    recs.push_back(kernel ? Sample(PERF_RECORD_MISC_KERNEL, img.kernel_schedule + 1, time)
+                          : Sample(PERF_RECORD_MISC_USER, hot, time));
+    time += 1000;
+    if (i % 40 == 39) recs.push_back(RecordBuilder(68, 0).Finish());  // FINISHED_ROUND
+  }
+  return recs;
+}
+
+// Writes `recs` through a Writer at `path` ("-" = stdout).
+absl::Status WriteCapture(const std::string& path, const std::vector<std::string>& recs,
+                          WriterOptions options = {}) {
+  absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(path, options);
+  if (!w.ok()) return w.status();
+  RecordingInfo info;
+  info.cmdline = {"perfring", "record", "-o", path};
+  if (absl::Status s = (*w)->Begin(OneEvent(), info); !s.ok()) return s;
+  for (const std::string& r : recs) {
+    const auto* bytes = reinterpret_cast<const uint8_t*>(r.data());
+    absl::Status s = RecordHeader::At(bytes).type == 68 ? (*w)->WriteFinishedRound()
+                                                        : (*w)->WriteRecord(bytes, r.size());
+    if (!s.ok()) return s;
+  }
+  return (*w)->Finish();
+}
+
+// Pipe mode writes to stdout: point fd 1 at `path` meanwhile.
+absl::Status WritePipeCapture(const std::string& path, const std::vector<std::string>& recs) {
+  fflush(stdout);
+  const int saved = dup(STDOUT_FILENO);
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  dup2(fd, STDOUT_FILENO);
+  close(fd);
+  absl::Status s = WriteCapture("-", recs);
+  dup2(saved, STDOUT_FILENO);
+  close(saved);
+  return s;
+}
+
+// perf's complaints start with these words.
+void ExpectNoPerfWarning(const test_util::CommandResult& r) {
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(absl::StrContains(absl::AsciiStrToLower(r.err), "warning")) << r.err;
+  EXPECT_FALSE(absl::StrContains(r.err, "rror")) << r.err;
+  EXPECT_FALSE(absl::StrContains(r.err, "failed")) << r.err;
+}
+
+class WriterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    img_ = ReadProcessImage();
+    ASSERT_FALSE(img_.exe.empty());
+    ASSERT_NE(img_.start, 0u) << "no executable mapping holds PerfringHotFunction";
+    if (img_.kernel_text == 0 || img_.kernel_end == 0 || img_.kernel_schedule == 0) {
+      GTEST_SKIP() << "/proc/kallsyms shows no kernel addresses (kptr_restrict)";
+    }
+    recs_ = CaptureRecords(img_);
+  }
+  ProcessImage img_;
+  std::vector<std::string> recs_;
+};
+
+std::string Concat(const std::vector<std::string>& recs) {
+  std::string all;
+  for (const std::string& r : recs) all += r;
+  return all;
+}
+
+TEST_F(WriterTest, FileIsReadBackByOurReaderRecordForRecord) {
+  const std::string path = TempPath("perf.data");
+  ASSERT_TRUE(WriteCapture(path, recs_).ok());
+  absl::StatusOr<std::unique_ptr<Reader>> r = Reader::Open(path);
+  ASSERT_TRUE(r.ok()) << r.status();
+  std::string read;
+  ASSERT_TRUE((*r)->ForEachRecord([&](const RecordRef& ref) {
+                    read.append(reinterpret_cast<const char*>(ref.bytes), ref.size);
+                    return absl::OkStatus();
+                  }).ok());
+  EXPECT_EQ(read, Concat(recs_));
+  ASSERT_EQ((*r)->events().size(), 1u);
+  EXPECT_EQ((*r)->events().at(0).name, "cpu-clock");
+  EXPECT_EQ((*r)->events().at(0).ids, (std::vector<uint64_t>{77, 78}));
+  EXPECT_EQ((*r)->events().at(0).attr.sample_type, kSampleType);
+  EXPECT_EQ((*r)->events().at(0).attr.size, 128u);
+  EXPECT_EQ((*r)->header().attr_size, 144u);
+}
+
+TEST_F(WriterTest, FeaturesDescribeTheCapture) {
+  const std::string path = TempPath("perf.data");
+  ASSERT_TRUE(WriteCapture(path, recs_).ok());
+  absl::StatusOr<std::unique_ptr<Reader>> r = Reader::Open(path);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const HeaderFeatures& f = (*r)->features();
+  const HostInfo host = CollectHostInfo();
+  EXPECT_EQ(f.hostname, host.hostname);
+  EXPECT_EQ(f.os_release, host.os_release);
+  EXPECT_EQ(f.arch, host.arch);
+  EXPECT_EQ(f.nr_cpus_avail, host.nr_cpus_avail);
+  EXPECT_EQ(f.nr_cpus_online, host.nr_cpus_online);
+  EXPECT_EQ(f.total_mem_kb, host.total_mem_kb);
+  EXPECT_EQ(f.cmdline, (std::vector<std::string>{"perfring", "record", "-o", path}));
+  ASSERT_EQ(f.event_desc.size(), 1u);
+  EXPECT_EQ(f.event_desc[0].name, "cpu-clock");
+  EXPECT_EQ(f.first_sample_time, 1000000u);
+  EXPECT_EQ(f.last_sample_time, 1000000u + 1000 * (kUserSamples + kKernelSamples - 1));
+  EXPECT_FALSE(f.present.test(kFeatClockId));  // no clock chosen
+}
+
+TEST_F(WriterTest, BuildIdsAreThoseOfTheSampledBinariesFromTheirNotes) {
+  const std::string path = TempPath("perf.data");
+  ASSERT_TRUE(WriteCapture(path, recs_).ok());
+  absl::StatusOr<std::unique_ptr<Reader>> r = Reader::Open(path);
+  ASSERT_TRUE(r.ok()) << r.status();
+  std::map<std::string, std::string> ids;
+  for (const BuildIdEntry& e : (*r)->features().build_ids) ids[e.filename] = HexBytes(e.build_id);
+  absl::StatusOr<std::string> kernel = ReadKernelBuildId();
+  if (kernel.ok()) {
+    EXPECT_EQ(ids["[kernel.kallsyms]"], HexBytes(*kernel));
+  }
+  absl::StatusOr<std::string> exe = ReadElfBuildId(img_.exe);
+  if (exe.ok()) {
+    EXPECT_EQ(ids[img_.exe], HexBytes(*exe));
+  } else {
+    EXPECT_EQ(ids.count(img_.exe), 0u) << "a build-id was invented for " << img_.exe;
+  }
+}
+
+TEST_F(WriterTest, PerfReportSymbolizesUserAndKernelSamplesWithoutWarning) {
+  if (!HavePerf()) GTEST_SKIP() << "perf is not installed";
+  const std::string path = TempPath("perf.data");
+  ASSERT_TRUE(WriteCapture(path, recs_).ok());
+  test_util::CommandResult r = RunCommand("/usr/bin/perf report --stdio --sort sym -i " + path);
+  ExpectNoPerfWarning(r);
+  EXPECT_TRUE(absl::StrContains(r.out, "[.] PerfringHotFunction")) << r.out;
+  EXPECT_TRUE(absl::StrContains(r.out, "[k] schedule")) << r.out;
+  EXPECT_TRUE(absl::StrContains(r.out, "Samples: 120")) << r.out;
+}
+
+TEST_F(WriterTest, PerfScriptReadsEverySampleWithoutWarning) {
+  if (!HavePerf()) GTEST_SKIP() << "perf is not installed";
+  const std::string path = TempPath("perf.data");
+  ASSERT_TRUE(WriteCapture(path, recs_).ok());
+  test_util::CommandResult r = RunCommand("/usr/bin/perf script -F comm,pid,time,ip,sym -i " + path);
+  ExpectNoPerfWarning(r);
+  std::vector<std::string> lines = absl::StrSplit(r.out, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), static_cast<size_t>(kUserSamples + kKernelSamples)) << r.out;
+  EXPECT_TRUE(absl::StrContains(lines.front(), "writer_test")) << lines.front();
+  EXPECT_TRUE(absl::StrContains(lines.front(), "PerfringHotFunction")) << lines.front();
+  EXPECT_TRUE(absl::StrContains(lines.back(), "schedule")) << lines.back();
+}
+
+TEST_F(WriterTest, PerfReportDumpCountsEveryRecordWithoutWarning) {
+  if (!HavePerf()) GTEST_SKIP() << "perf is not installed";
+  const std::string path = TempPath("perf.data");
+  ASSERT_TRUE(WriteCapture(path, recs_).ok());
+  test_util::CommandResult r = RunCommand("/usr/bin/perf report -D -i " + path);
+  ExpectNoPerfWarning(r);
+  EXPECT_TRUE(absl::StrContains(r.out, "SAMPLE events:        120")) << r.out.substr(r.out.rfind("Aggregated"));
+  EXPECT_TRUE(absl::StrContains(r.out, "MMAP2 events:          1"));
+  EXPECT_TRUE(absl::StrContains(r.out, "FINISHED_ROUND events:          3"));
+}
+
+TEST_F(WriterTest, PerfHeaderShowsTheFeatures) {
+  if (!HavePerf()) GTEST_SKIP() << "perf is not installed";
+  const std::string path = TempPath("perf.data");
+  ASSERT_TRUE(WriteCapture(path, recs_).ok());
+  test_util::CommandResult r = RunCommand("/usr/bin/perf report --header-only -i " + path);
+  ExpectNoPerfWarning(r);
+  const HostInfo host = CollectHostInfo();
+  EXPECT_TRUE(absl::StrContains(r.out, "# hostname : " + host.hostname)) << r.out;
+  EXPECT_TRUE(absl::StrContains(r.out, "# nrcpus online : " + std::to_string(host.nr_cpus_online))) << r.out;
+  EXPECT_TRUE(absl::StrContains(r.out, "# nrcpus avail : " + std::to_string(host.nr_cpus_avail))) << r.out;
+  EXPECT_TRUE(absl::StrContains(r.out, "# event : name = cpu-clock")) << r.out;
+  EXPECT_TRUE(absl::StrContains(r.out, "# cmdline : perfring record -o")) << r.out;
+}
+
+TEST_F(WriterTest, PipeModeIsReadByPerfScriptFromStdin) {
+  if (!HavePerf()) GTEST_SKIP() << "perf is not installed";
+  const std::string path = TempPath("pipe.data");
+  ASSERT_TRUE(WritePipeCapture(path, recs_).ok());
+  test_util::CommandResult r = RunCommand("/usr/bin/perf script -F comm,event,ip,sym -i - < " + path);
+  ExpectNoPerfWarning(r);
+  std::vector<std::string> lines = absl::StrSplit(r.out, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), static_cast<size_t>(kUserSamples + kKernelSamples)) << r.out;
+  EXPECT_TRUE(absl::StrContains(lines.front(), "writer_test")) << lines.front();
+  EXPECT_TRUE(absl::StrContains(lines.front(), "cpu-clock")) << lines.front();
+  EXPECT_TRUE(absl::StrContains(lines.front(), "PerfringHotFunction")) << lines.front();
+  EXPECT_TRUE(absl::StrContains(lines.back(), "schedule")) << lines.back();
+}
+
+TEST_F(WriterTest, PipeModeIsReadBackByOurReader) {
+  const std::string path = TempPath("pipe.data");
+  ASSERT_TRUE(WritePipeCapture(path, recs_).ok());
+  absl::StatusOr<std::unique_ptr<Reader>> r = Reader::Open(path);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE((*r)->header().pipe);
+  ASSERT_EQ((*r)->events().size(), 1u);
+  EXPECT_EQ((*r)->events().at(0).name, "cpu-clock");
+  EXPECT_EQ((*r)->features().hostname, CollectHostInfo().hostname);
+  std::string data;
+  ASSERT_TRUE((*r)->ForEachRecord([&](const RecordRef& ref) {
+                    const uint32_t type = RecordHeader::At(ref.bytes).type;
+                    if (type != kRecordHeaderAttr && type != kRecordHeaderFeature) {
+                      data.append(reinterpret_cast<const char*>(ref.bytes), ref.size);
+                    }
+                    return absl::OkStatus();
+                  }).ok());
+  EXPECT_EQ(data, Concat(recs_));
+}
+
+TEST_F(WriterTest, SpanWritesGiveTheSameFileAsRecordWrites) {
+  const std::string by_record = TempPath("a.data"), by_span = TempPath("b.data");
+  std::vector<std::string> no_rounds;
+  for (const std::string& r : recs_) {
+    if (RecordHeader::At(reinterpret_cast<const uint8_t*>(r.data())).type != 68) no_rounds.push_back(r);
+  }
+  ASSERT_TRUE(WriteCapture(by_record, no_rounds).ok());
+  absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(by_span, {});
+  ASSERT_TRUE(w.ok());
+  RecordingInfo info;
+  info.cmdline = {"perfring", "record", "-o", by_record};
+  ASSERT_TRUE((*w)->Begin(OneEvent(), info).ok());
+  const std::string all = Concat(no_rounds);
+  ASSERT_TRUE((*w)->WriteRecords(reinterpret_cast<const uint8_t*>(all.data()), all.size()).ok());
+  ASSERT_TRUE((*w)->Finish().ok());
+  EXPECT_EQ((*w)->records(), no_rounds.size());
+  EXPECT_EQ(ReadFileOrDie(by_record), ReadFileOrDie(by_span));
+}
+
+TEST(WriterFileTest, RefusesToReplaceAnExistingFileWithoutForce) {
+  const std::string path = TempPath("exists.data");
+  test_util::WriteFileOrDie(path, "keep me");
+  absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(path, {});
+  ASSERT_FALSE(w.ok());
+  EXPECT_EQ(w.status().code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(ReadFileOrDie(path), "keep me");
+}
+
+TEST(WriterFileTest, ForceRenamesTheOldFileToDotOld) {
+  const std::string path = TempPath("exists.data");
+  test_util::WriteFileOrDie(path, "old capture");
+  WriterOptions options;
+  options.force = true;
+  absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(path, options);
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ(ReadFileOrDie(path + ".old"), "old capture");
+  EXPECT_EQ(ReadFileOrDie(path), "");
+}
+
+TEST(WriterFileTest, CreatesTheFileWithMode0600) {
+  const std::string path = TempPath("mode.data");
+  const mode_t old_mask = umask(0);
+  absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(path, {});
+  umask(old_mask);
+  ASSERT_TRUE(w.ok());
+  struct stat st;
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+}
+
+TEST(WriterFileTest, AnUnfinishedFileSaysItWasNotTerminated) {
+  const std::string path = TempPath("unfinished.data");
+  {
+    absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(path, {});
+    ASSERT_TRUE(w.ok());
+    ASSERT_TRUE((*w)->Begin(OneEvent(), RecordingInfo()).ok());
+    const std::string rec = Sample(PERF_RECORD_MISC_USER, 0x1000, 5);
+    ASSERT_TRUE((*w)->WriteRecord(reinterpret_cast<const uint8_t*>(rec.data()), rec.size()).ok());
+  }
+  absl::StatusOr<std::unique_ptr<Reader>> r = Reader::Open(path);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "data size is 0")) << r.status();
+}
+
+TEST(WriterFileTest, RejectsARecordThatIsNotWholeAndAligned) {
+  const std::string path = TempPath("bad.data");
+  absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(path, {});
+  ASSERT_TRUE(w.ok());
+  ASSERT_TRUE((*w)->Begin(OneEvent(), RecordingInfo()).ok());
+  std::string rec = Sample(PERF_RECORD_MISC_USER, 0x1000, 5);
+  EXPECT_FALSE((*w)->WriteRecord(reinterpret_cast<const uint8_t*>(rec.data()), rec.size() - 4).ok());
+  rec[6] = 12;  // header.size 12: not a multiple of 8
+  EXPECT_FALSE((*w)->WriteRecord(reinterpret_cast<const uint8_t*>(rec.data()), 12).ok());
+}
+
+}  // namespace
+}  // namespace perfring::perfdata

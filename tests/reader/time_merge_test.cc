@@ -1,0 +1,165 @@
+// TimeOrderedMerge: records from several rings come out in time order, and
+// only when perf's FINISHED_ROUND rule allows.
+#include "reader/time_merge.h"
+
+#include <linux/perf_event.h>
+
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace perfring {
+namespace {
+
+// A record whose body is one u64 tag; the view points into `storage`.
+struct TestRecord {
+  explicit TestRecord(uint64_t tag, uint16_t size = 16) : storage(size / 8) {
+    const perf_event_header header{PERF_RECORD_SAMPLE, 0, size};
+    std::memcpy(storage.data(), &header, sizeof(header));
+    storage[1] = tag;
+  }
+  RecordView view() const {
+    return MakeRecordView(reinterpret_cast<const uint8_t*>(storage.data()),
+                          static_cast<uint32_t>(storage.size() * 8));
+  }
+  std::vector<uint64_t> storage;
+};
+
+uint64_t TagOf(const RecordView& rec) {
+  uint64_t tag = 0;
+  std::memcpy(&tag, rec.bytes + 8, sizeof(tag));
+  return tag;
+}
+
+void Push(TimeOrderedMerge& merge, uint64_t time, uint64_t tag) {
+  merge.Push(time, TestRecord(tag).view());
+}
+
+// Collects the tags that a release hands out.
+struct Released {
+  void operator()(const RecordView& rec) {
+    tags.push_back(TagOf(rec));
+    aligned = aligned && reinterpret_cast<uintptr_t>(rec.bytes) % 8 == 0;
+  }
+  std::vector<uint64_t> tags;
+  bool aligned = true;
+};
+
+TEST(TimeOrderedMergeTest, FirstRoundReleasesNothing) {
+  TimeOrderedMerge merge;
+  Push(merge, 10, 1);
+  Push(merge, 5, 2);
+  Released out;
+  EXPECT_EQ(merge.EndRound(std::ref(out)), 0u);
+  EXPECT_TRUE(out.tags.empty());
+  EXPECT_EQ(merge.pending(), 2u);
+}
+
+TEST(TimeOrderedMergeTest, RoundReleasesUpToTheMaxTimeOfThePreviousRound) {
+  TimeOrderedMerge merge;
+  Released out;
+  // Round 1 (two rings): max time 20.
+  Push(merge, 10, 1);
+  Push(merge, 20, 2);
+  Push(merge, 15, 3);
+  merge.EndRound(std::ref(out));
+  // Round 2: a ring may still deliver times below 20 now (here 18), so only
+  // records with time <= 20 may go; 25 and 30 must wait.
+  Push(merge, 18, 4);
+  Push(merge, 30, 5);
+  Push(merge, 25, 6);
+  EXPECT_EQ(merge.EndRound(std::ref(out)), 4u);
+  EXPECT_EQ(out.tags, (std::vector<uint64_t>{1, 3, 4, 2}));
+  EXPECT_EQ(merge.pending(), 2u);
+  // Round 3 releases up to 30, the max of round 2.
+  Push(merge, 40, 7);
+  merge.EndRound(std::ref(out));
+  EXPECT_EQ(out.tags, (std::vector<uint64_t>{1, 3, 4, 2, 6, 5}));
+  EXPECT_EQ(merge.pending(), 1u);
+}
+
+TEST(TimeOrderedMergeTest, LateRecordOlderThanAHeldOneComesOutFirst) {
+  TimeOrderedMerge merge;
+  Released out;
+  Push(merge, 100, 1);
+  merge.EndRound(std::ref(out));  // limit becomes 100
+  Push(merge, 150, 2);
+  merge.EndRound(std::ref(out));  // releases 1; limit becomes 150
+  ASSERT_EQ(out.tags, std::vector<uint64_t>{1});
+  Push(merge, 120, 3);  // older than the held 150: must come out before it
+  merge.EndRound(std::ref(out));
+  EXPECT_EQ(out.tags, (std::vector<uint64_t>{1, 3, 2}));
+}
+
+TEST(TimeOrderedMergeTest, EqualTimesKeepArrivalOrder) {
+  TimeOrderedMerge merge;
+  for (uint64_t tag = 0; tag < 50; ++tag) Push(merge, 7, tag);
+  Released out;
+  EXPECT_EQ(merge.Finish(std::ref(out)), 50u);
+  for (uint64_t tag = 0; tag < 50; ++tag) EXPECT_EQ(out.tags[tag], tag);
+}
+
+TEST(TimeOrderedMergeTest, FinishReleasesEverythingInOrder) {
+  TimeOrderedMerge merge;
+  Push(merge, 3, 3);
+  Push(merge, 1, 1);
+  Push(merge, 2, 2);
+  Released out;
+  EXPECT_EQ(merge.Finish(std::ref(out)), 3u);
+  EXPECT_EQ(out.tags, (std::vector<uint64_t>{1, 2, 3}));
+  EXPECT_EQ(merge.pending(), 0u);
+}
+
+TEST(TimeOrderedMergeTest, HandsOutCopiesThatOutliveThePushedBytes) {
+  TimeOrderedMerge merge;
+  {
+    TestRecord rec(77, 64);
+    merge.Push(1, rec.view());
+    std::memset(rec.storage.data(), 0, 64);  // the ring moved on
+  }
+  Released out;
+  std::vector<uint32_t> sizes;
+  merge.Finish([&](const RecordView& rec) {
+    out(rec);
+    sizes.push_back(rec.size);
+    EXPECT_EQ(rec.header->size, 64);
+  });
+  EXPECT_EQ(out.tags, std::vector<uint64_t>{77});
+  EXPECT_EQ(sizes, std::vector<uint32_t>{64});
+  EXPECT_TRUE(out.aligned);
+}
+
+TEST(TimeOrderedMergeTest, MergesInterleavedRingsOverManyRounds) {
+  // Three rings, each in time order. Round k drains every ring up to its own
+  // cut in [100k, 100k + 99] (rings are read one after the other, so each is
+  // drained up to a slightly different moment), as perf record's passes do.
+  constexpr int kRings = 3;
+  constexpr uint64_t kPerRing = 2000;
+  TimeOrderedMerge merge;
+  Released out;
+  uint64_t next[kRings] = {0, 0, 0};
+  auto time_of = [](int ring, uint64_t i) { return i * 10 + ring; };
+  for (uint64_t round = 0;
+       next[0] < kPerRing || next[1] < kPerRing || next[2] < kPerRing;
+       ++round) {
+    for (int r = 0; r < kRings; ++r) {
+      const uint64_t cut = round * 100 + (round * 7 + r * 31) % 100;
+      for (; next[r] < kPerRing && time_of(r, next[r]) <= cut; ++next[r]) {
+        Push(merge, time_of(r, next[r]), time_of(r, next[r]));
+      }
+    }
+    merge.EndRound(std::ref(out));
+  }
+  merge.Finish(std::ref(out));
+  ASSERT_EQ(out.tags.size(), kRings * kPerRing);
+  for (size_t i = 1; i < out.tags.size(); ++i) {
+    ASSERT_LT(out.tags[i - 1], out.tags[i]) << i;
+  }
+  EXPECT_TRUE(out.aligned);
+}
+
+}  // namespace
+}  // namespace perfring

@@ -1,0 +1,242 @@
+// The attrs perf record would open, for each option.
+#include "sampler/event_attr.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "tests/sampler/fake_tree.h"
+
+namespace perfring {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+EventSpec Software(uint64_t config) {
+  EventSpec spec;
+  spec.kind = EventKind::kSoftware;
+  spec.attr.type = PERF_TYPE_SOFTWARE;
+  spec.attr.config = config;
+  spec.name = "cpu-clock";
+  return spec;
+}
+
+EventSpec Tracepoint() {
+  EventSpec spec;
+  spec.kind = EventKind::kTracepoint;
+  spec.attr.type = PERF_TYPE_TRACEPOINT;
+  spec.attr.config = 365;
+  spec.name = "sched:sched_process_exec";
+  return spec;
+}
+
+AttrContext CommandContext() {
+  AttrContext context;
+  context.enable_on_exec = true;
+  context.inherit = true;
+  context.ring_bytes = 128 * 4096;
+  return context;
+}
+
+perf_event_attr Build(const EventSpec& spec, const RecordOptions& options, const AttrContext& context,
+                      EventRole role = EventRole{}) {
+  absl::StatusOr<perf_event_attr> attr = BuildEventAttr(spec, options, context, role);
+  EXPECT_TRUE(attr.ok()) << attr.status();
+  return attr.ok() ? *attr : perf_event_attr{};
+}
+
+TEST(BuildEventAttr, DefaultsOfPerfRecord) {
+  const perf_event_attr attr = Build(Software(PERF_COUNT_SW_CPU_CLOCK), RecordOptions{}, CommandContext());
+  EXPECT_EQ(attr.size, sizeof(perf_event_attr));
+  EXPECT_EQ(attr.sample_type, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+                                  PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD);
+  EXPECT_EQ(attr.read_format, PERF_FORMAT_ID | PERF_FORMAT_LOST);
+  EXPECT_TRUE(attr.sample_id_all);
+  EXPECT_TRUE(attr.freq);
+  EXPECT_EQ(attr.sample_freq, 4000u);
+  EXPECT_TRUE(attr.disabled);
+  EXPECT_TRUE(attr.enable_on_exec);
+  EXPECT_TRUE(attr.inherit);
+  EXPECT_TRUE(attr.watermark);
+  EXPECT_EQ(attr.wakeup_watermark, 128u * 4096 / 2);
+}
+
+TEST(BuildEventAttr, OnlyTheTrackingEventCarriesSideBand) {
+  RecordOptions options;
+  options.switch_events = true;
+  options.namespaces = true;
+  EventRole tracking;
+  tracking.tracking = true;
+  const perf_event_attr first = Build(Software(0), options, CommandContext(), tracking);
+  EXPECT_TRUE(first.mmap && first.mmap2 && first.comm && first.comm_exec && first.task);
+  EXPECT_TRUE(first.context_switch);
+  EXPECT_TRUE(first.namespaces);
+  const perf_event_attr other = Build(Software(0), options, CommandContext());
+  EXPECT_FALSE(other.mmap || other.mmap2 || other.comm || other.task || other.context_switch);
+}
+
+TEST(BuildEventAttr, SystemWideSamplesTheCpu) {
+  AttrContext context;
+  context.sample_cpu = true;
+  const perf_event_attr attr = Build(Software(0), RecordOptions{}, context);
+  EXPECT_TRUE(attr.sample_type & PERF_SAMPLE_CPU);
+  EXPECT_FALSE(attr.enable_on_exec);
+  EXPECT_FALSE(attr.inherit);
+}
+
+TEST(BuildEventAttr, SampleFieldsOnRequest) {
+  RecordOptions options;
+  options.sample_addr = true;
+  options.sample_weight = true;
+  options.sample_data_src = true;
+  options.sample_phys_addr = true;
+  options.sample_data_page_size = true;
+  EventRole tracking;
+  tracking.tracking = true;
+  const perf_event_attr attr = Build(Software(0), options, AttrContext{}, tracking);
+  for (uint64_t bit : {PERF_SAMPLE_ADDR, PERF_SAMPLE_WEIGHT, PERF_SAMPLE_DATA_SRC,
+                       PERF_SAMPLE_PHYS_ADDR, PERF_SAMPLE_DATA_PAGE_SIZE}) {
+    EXPECT_TRUE(attr.sample_type & bit) << bit;
+  }
+  EXPECT_TRUE(attr.mmap_data);
+}
+
+TEST(BuildEventAttr, FramePointerCallchain) {
+  RecordOptions options;
+  options.call_graph.mode = CallGraphMode::kFramePointer;
+  const perf_event_attr attr = Build(Software(0), options, AttrContext{});
+  EXPECT_TRUE(attr.sample_type & PERF_SAMPLE_CALLCHAIN);
+  EXPECT_FALSE(attr.sample_type & PERF_SAMPLE_STACK_USER);
+}
+
+TEST(BuildEventAttr, DwarfCallchainDumpsRegistersAndStack) {
+  RecordOptions options;
+  options.call_graph = {CallGraphMode::kDwarf, 16384};
+  const perf_event_attr attr = Build(Software(0), options, AttrContext{});
+  EXPECT_TRUE(attr.sample_type & PERF_SAMPLE_CALLCHAIN);
+  EXPECT_TRUE(attr.sample_type & PERF_SAMPLE_REGS_USER);
+  EXPECT_TRUE(attr.sample_type & PERF_SAMPLE_STACK_USER);
+  EXPECT_EQ(attr.sample_stack_user, 16384u);
+  EXPECT_NE(attr.sample_regs_user, 0u);
+  EXPECT_TRUE(attr.exclude_callchain_user);
+#if defined(__x86_64__)
+  EXPECT_EQ(attr.sample_regs_user, 0xff0fffu);  // AX..R15 without DS, ES, FS, GS
+#endif
+}
+
+TEST(BuildEventAttr, TracepointsSampleEveryHitWithRawAndCpu) {
+  const perf_event_attr attr = Build(Tracepoint(), RecordOptions{}, CommandContext());
+  EXPECT_FALSE(attr.freq);
+  EXPECT_EQ(attr.sample_period, 1u);
+  EXPECT_TRUE(attr.sample_type & PERF_SAMPLE_RAW);
+  EXPECT_TRUE(attr.sample_type & PERF_SAMPLE_CPU);
+}
+
+TEST(BuildEventAttr, UserPeriodAppliesToTracepointsToo) {
+  AttrContext context;
+  context.rate = SamplingRate{false, 10, true};
+  const perf_event_attr attr = Build(Tracepoint(), RecordOptions{}, context);
+  EXPECT_FALSE(attr.freq);
+  EXPECT_EQ(attr.sample_period, 10u);
+}
+
+TEST(BuildEventAttr, SpecPeriodWins) {
+  EventSpec spec = Software(0);
+  spec.attr.sample_period = 777;
+  spec.has_own_period = true;
+  const perf_event_attr attr = Build(spec, RecordOptions{}, AttrContext{});
+  EXPECT_FALSE(attr.freq);
+  EXPECT_EQ(attr.sample_period, 777u);
+}
+
+TEST(BuildEventAttr, GroupsReadTogether) {
+  EventRole leader;
+  leader.in_group = true;
+  const perf_event_attr lead = Build(Software(0), RecordOptions{}, CommandContext(), leader);
+  EXPECT_EQ(lead.read_format, PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_LOST);
+  EXPECT_TRUE(lead.sample_type & PERF_SAMPLE_READ);
+  EXPECT_TRUE(lead.disabled);
+  EventRole member = leader;
+  member.leader = false;
+  const perf_event_attr follower = Build(Software(2), RecordOptions{}, CommandContext(), member);
+  EXPECT_FALSE(follower.disabled);        // follows its leader
+  EXPECT_FALSE(follower.enable_on_exec);  // likewise
+}
+
+TEST(BuildEventAttr, WakeupOptions) {
+  RecordOptions options;
+  options.wakeup_events = 10;
+  perf_event_attr attr = Build(Software(0), options, CommandContext());
+  EXPECT_FALSE(attr.watermark);
+  EXPECT_EQ(attr.wakeup_events, 10u);
+  options.wakeup_events.reset();
+  options.wakeup_watermark = 1000;
+  attr = Build(Software(0), options, CommandContext());
+  EXPECT_TRUE(attr.watermark);
+  EXPECT_EQ(attr.wakeup_watermark, 1000u);
+}
+
+TEST(BuildEventAttr, ClockId) {
+  RecordOptions options;
+  options.clockid = CLOCK_MONOTONIC_RAW;
+  const perf_event_attr attr = Build(Software(0), options, AttrContext{});
+  EXPECT_TRUE(attr.use_clockid);
+  EXPECT_EQ(attr.clockid, CLOCK_MONOTONIC_RAW);
+}
+
+class SamplingRateTest : public ::testing::Test {
+ protected:
+  SamplingRateTest() {
+    tree_.Write("proc/sys/kernel/perf_event_max_sample_rate", "1000\n");
+    options_.paths = tree_.paths();
+  }
+  absl::StatusOr<SamplingRate> Resolve() {
+    return ResolveSamplingRate(options_, [this](const std::string& line) { notices_.push_back(line); });
+  }
+  FakeTree tree_;
+  RecordOptions options_;
+  std::vector<std::string> notices_;
+};
+
+TEST_F(SamplingRateTest, DefaultFrequencyIsCappedWithPerfsNotice) {
+  absl::StatusOr<SamplingRate> rate = Resolve();
+  ASSERT_TRUE(rate.ok());
+  EXPECT_TRUE(rate->use_freq);
+  EXPECT_EQ(rate->value, 1000u);
+  EXPECT_FALSE(rate->user_set);
+  EXPECT_THAT(notices_, ElementsAre("info: Using a maximum frequency rate of 1000 Hz"));
+}
+
+TEST_F(SamplingRateTest, UserFrequencyAboveTheLimitIsThrottledWithAWarning) {
+  options_.freq = 5000;
+  absl::StatusOr<SamplingRate> rate = Resolve();
+  ASSERT_TRUE(rate.ok());
+  EXPECT_EQ(rate->value, 1000u);
+  ASSERT_EQ(notices_.size(), 1u);
+  EXPECT_THAT(notices_[0], HasSubstr("throttling from 5000 Hz to 1000 Hz"));
+}
+
+TEST_F(SamplingRateTest, FrequencyWithinTheLimitIsKept) {
+  options_.freq = 999;
+  EXPECT_EQ(Resolve()->value, 999u);
+  EXPECT_TRUE(notices_.empty());
+}
+
+TEST_F(SamplingRateTest, PeriodIsNotCapped) {
+  options_.period = 100000;
+  absl::StatusOr<SamplingRate> rate = Resolve();
+  EXPECT_FALSE(rate->use_freq);
+  EXPECT_EQ(rate->value, 100000u);
+}
+
+TEST_F(SamplingRateTest, FrequencyAndPeriodAreExclusive) {
+  options_.freq = 100;
+  options_.period = 100;
+  EXPECT_TRUE(absl::IsInvalidArgument(Resolve().status()));
+  options_.freq.reset();
+  options_.period = 0;
+  EXPECT_TRUE(absl::IsInvalidArgument(Resolve().status()));
+}
+
+}  // namespace
+}  // namespace perfring
