@@ -55,7 +55,8 @@ int DumpCommand(const std::vector<std::string>& args) {
 
   std::vector<std::string> positional;
   if (absl::Status s = p.Parse(args, &positional); !s.ok()) {
-    std::fprintf(stderr, "perfring dump: %s\n%s", std::string(s.message()).c_str(), p.Help().c_str());
+    std::fprintf(stderr, "perfring dump: %s (see 'perfring dump -h')\n",
+                 std::string(s.message()).c_str());
     return 2;
   }
   if (help) {

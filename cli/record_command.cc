@@ -1,12 +1,8 @@
 // perfring record: perf record's options, wired to sampler::RunRecord with a
 // perf.data sink, a JSON Lines sink, or both.
-#include <fcntl.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,7 +14,7 @@
 #include "absl/strings/strip.h"
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "cli/perfdata_sink.h"
+#include "cli/capture_outputs.h"
 #include "perfdata/writer.h"
 #include "sampler/capture_summary.h"
 #include "sampler/json_lines_sink.h"
@@ -171,19 +167,6 @@ bool IsJsonName(absl::string_view name) {
   return absl::EndsWith(name, ".jsonl") || absl::EndsWith(name, ".json");
 }
 
-// Opens a JSON Lines output: stdout for "-", otherwise a new file (mode
-// 0600), refusing to replace an existing one unless `force`.
-absl::StatusOr<int> OpenJsonOutput(const std::string& path, bool force) {
-  if (path == "-") return STDOUT_FILENO;
-  int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL);
-  int fd = ::open(path.c_str(), flags, 0600);
-  if (fd >= 0) return fd;
-  if (errno == EEXIST)
-    return absl::AlreadyExistsError(
-        absl::StrCat(path, ": file exists (use -f to replace it)"));
-  return absl::InvalidArgumentError(absl::StrCat(path, ": cannot create: ", std::strerror(errno)));
-}
-
 }  // namespace
 
 int RecordCommand(const std::vector<std::string>& args, const std::vector<std::string>& argv) {
@@ -191,8 +174,8 @@ int RecordCommand(const std::vector<std::string>& args, const std::vector<std::s
   ArgParser parser = MakeParser(&r);
   std::vector<std::string> command;
   if (absl::Status s = parser.Parse(args, &command, /*stop_at_first_positional=*/true); !s.ok()) {
-    std::fprintf(stderr, "perfring record: %s\n%s", std::string(s.message()).c_str(),
-                 parser.Help().c_str());
+    std::fprintf(stderr, "perfring record: %s (see 'perfring record -h')\n",
+                 std::string(s.message()).c_str());
     return 2;
   }
   if (r.help) {
@@ -227,34 +210,11 @@ int RecordCommand(const std::vector<std::string>& args, const std::vector<std::s
     return 2;
   }
 
-  std::unique_ptr<PerfDataSink> perfdata_sink;
-  if (!perfdata_path.empty()) {
-    perfdata::WriterOptions wo;
-    wo.force = r.force;
-    absl::StatusOr<std::unique_ptr<perfdata::Writer>> writer =
-        perfdata::Writer::Create(perfdata_path, wo);
-    if (!writer.ok()) return ReportError("record", writer.status());
-    perfdata::RecordingInfo info;
-    info.cmdline = argv;
-    info.clockid = options.clockid;
-    perfdata_sink = std::make_unique<PerfDataSink>(std::move(*writer), std::move(info));
-  }
-  std::unique_ptr<JsonLinesSink> json_sink;
-  int json_fd = -1;
-  if (!json_path.empty()) {
-    absl::StatusOr<int> fd = OpenJsonOutput(json_path, r.force);
-    if (!fd.ok()) return ReportError("record", fd.status());
-    json_fd = *fd;
-    json_sink = std::make_unique<JsonLinesSink>(json_fd);
-  }
-  std::vector<RecordSink*> sinks;
-  if (perfdata_sink) sinks.push_back(perfdata_sink.get());
-  if (json_sink) sinks.push_back(json_sink.get());
-  TeeSink tee(sinks);
-  RecordSink* sink = sinks.size() == 1 ? sinks[0] : &tee;
-
-  absl::StatusOr<CaptureSummary> summary = RunRecord(options, sink);
-  if (json_fd > STDERR_FILENO) ::close(json_fd);
+  perfdata::RecordingInfo info;
+  info.cmdline = argv;
+  info.clockid = options.clockid;
+  CaptureOutputs outputs_sink({perfdata_path, json_path, r.force}, std::move(info));
+  absl::StatusOr<CaptureSummary> summary = RunRecord(options, &outputs_sink);
   if (!summary.ok()) return ReportError("record", summary.status());
 
   std::string outputs;
@@ -266,10 +226,12 @@ int RecordCommand(const std::vector<std::string>& args, const std::vector<std::s
   std::string text = RenderSummary(*summary, outputs);
   if (!options.quiet || summary->total.any_loss() || summary->kernel_lost != 0)
     std::fputs(text.c_str(), stderr);
-  if (json_sink && json_sink->malformed_records() != 0)
-    std::fprintf(stderr, "perfring record: %llu records did not decode (first: %s); they are in the JSON as MALFORMED\n",
-                 static_cast<unsigned long long>(json_sink->malformed_records()),
-                 json_sink->first_malformed_error().c_str());
+  if (outputs_sink.malformed_records() != 0)
+    std::fprintf(stderr,
+                 "perfring record: %llu records did not decode (first: %s); they are in the JSON "
+                 "as MALFORMED\n",
+                 static_cast<unsigned long long>(outputs_sink.malformed_records()),
+                 outputs_sink.first_malformed_error().c_str());
   return 0;
 }
 

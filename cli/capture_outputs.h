@@ -1,0 +1,57 @@
+// The outputs of `perfring record`: perf.data (perfdata::Writer: records
+// byte for byte, FINISHED_ROUND after every round of the session's
+// time-ordered merge, header and features at the end) and/or JSON Lines
+// (JsonLinesSink).
+//
+// Files are created in Begin, that is only once the events are open, so a
+// bad event spec or target never leaves an empty output behind nor renames an
+// old perf.data. Used from the session's thread only.
+#ifndef PERFRING_CLI_CAPTURE_OUTPUTS_H_
+#define PERFRING_CLI_CAPTURE_OUTPUTS_H_
+
+#include <memory>
+#include <string>
+
+#include "perfdata/writer.h"
+#include "sampler/json_lines_sink.h"
+#include "sampler/record_sink.h"
+
+namespace perfring::cli {
+
+struct OutputPaths {
+  std::string perfdata;  // "" none, "-" pipe mode on stdout
+  std::string json;      // "" none, "-" stdout
+  bool force = false;    // replace existing files (perf.data is kept as .old)
+};
+
+class CaptureOutputs : public RecordSink {
+ public:
+  CaptureOutputs(OutputPaths paths, perfdata::RecordingInfo info)
+      : paths_(std::move(paths)), info_(std::move(info)) {}
+  ~CaptureOutputs() override;
+
+  absl::Status Begin(const EventTable& events) override;
+  absl::Status Write(const RecordView& rec, const EventInfo* event) override;
+  absl::Status EndRound() override;
+  // Finishes perf.data (header sizes, features), so the file is complete
+  // also after Ctrl-C, SIGTERM or --duration; flushes the JSON.
+  absl::Status End(const CaptureSummary& summary) override;
+  uint64_t BytesWritten() const override;
+
+  // JSON records that did not decode (written as MALFORMED lines).
+  uint64_t malformed_records() const { return json_ ? json_->malformed_records() : 0; }
+  std::string first_malformed_error() const {
+    return json_ ? json_->first_malformed_error() : std::string();
+  }
+
+ private:
+  OutputPaths paths_;
+  perfdata::RecordingInfo info_;
+  std::unique_ptr<perfdata::Writer> writer_;
+  int json_fd_ = -1;
+  std::unique_ptr<JsonLinesSink> json_;
+};
+
+}  // namespace perfring::cli
+
+#endif  // PERFRING_CLI_CAPTURE_OUTPUTS_H_

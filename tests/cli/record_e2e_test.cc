@@ -1,0 +1,233 @@
+// perfring as a user runs it: `perfring record` on a workload with a known
+// hot function, read back by Debian's perf 6.1 (report, script, pipe mode)
+// and by `perfring dump`; and the exit status and one-line errors of bad
+// input. Needs the real kernel (tag no-sandbox); skips when perf_event_open
+// or perf is not available.
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string TmpDir() {
+  const char* t = std::getenv("TEST_TMPDIR");
+  return t ? t : "/tmp";
+}
+
+// Runs a shell command line; stdout and stderr are captured separately.
+Result Shell(const std::string& command) {
+  static int counter = 0;
+  std::string base = absl::StrCat(TmpDir(), "/run", ++counter);
+  std::string line = absl::StrCat("(", command, ") >", base, ".out 2>", base, ".err");
+  int rc = std::system(line.c_str());
+  Result r;
+  r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  r.out = ReadFile(base + ".out");
+  r.err = ReadFile(base + ".err");
+  return r;
+}
+
+std::string Runfile(const std::string& path) {
+  const char* srcdir = std::getenv("TEST_SRCDIR");
+  return absl::StrCat(srcdir ? srcdir : ".", "/perfring/", path);
+}
+
+class RecordE2E : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    perfring_ = Runfile("cli/perfring");
+    hot_loop_ = Runfile("tests/cli/hot_loop");
+    dir_ = absl::StrCat(TmpDir(), "/", ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    ::mkdir(dir_.c_str(), 0700);
+    if (Shell("perf version").status != 0) GTEST_SKIP() << "perf is not installed";
+    Result probe = Shell(absl::StrCat(perfring_, " record -q -e cpu-clock -o ", dir_,
+                                    "/probe.data -- true"));
+    if (probe.status != 0 && (absl::StrContains(probe.err, "Permission") ||
+                              absl::StrContains(probe.err, "paranoid")))
+      GTEST_SKIP() << "the kernel refuses perf_event_open: " << probe.err;
+  }
+
+  std::string perfring_, hot_loop_, dir_;
+};
+
+TEST_F(RecordE2E, PerfReportShowsTheHotFunctionOnTopWithoutWarnings) {
+  std::string data = dir_ + "/perf.data";
+  Result rec = Shell(absl::StrCat(perfring_, " record -F 2000 -g -o ", data, " -- ", hot_loop_, " 1"));
+  ASSERT_EQ(rec.status, 0) << rec.err;
+  EXPECT_TRUE(absl::StrContains(rec.err, "Captured and wrote")) << rec.err;
+
+  Result report = Shell(absl::StrCat("perf report -i ", data,
+                                   " --stdio --no-children --sort symbol 2>&1 >/dev/null; "
+                                   "perf report -i ", data, " --stdio --no-children --sort symbol"));
+  ASSERT_EQ(report.status, 0) << report.err;
+  EXPECT_FALSE(absl::StrContains(absl::AsciiStrToLower(report.out + report.err), "warning"))
+      << report.out << report.err;
+  // The first symbol row is the hot function.
+  std::string first_row;
+  for (absl::string_view line : absl::StrSplit(report.out, '\n')) {
+    if (line.empty() || line[0] == '#') continue;
+    if (absl::StrContains(line, "%")) {
+      first_row = std::string(line);
+      break;
+    }
+  }
+  EXPECT_TRUE(absl::StrContains(first_row, "hot_function")) << report.out;
+}
+
+TEST_F(RecordE2E, PerfScriptSymbolizesUserAndKernelSamplesAndCallchains) {
+  std::string data = dir_ + "/perf.data";
+  ASSERT_EQ(Shell(absl::StrCat(perfring_, " record -F 2000 -g -o ", data, " -- ", hot_loop_, " 1")).status, 0);
+  Result script = Shell(absl::StrCat("perf script -i ", data));
+  ASSERT_EQ(script.status, 0) << script.err;
+  EXPECT_FALSE(absl::StrContains(absl::AsciiStrToLower(script.err), "warning")) << script.err;
+  EXPECT_TRUE(absl::StrContains(script.out, "hot_function")) << script.out.substr(0, 2000);
+  // Kernel samples resolve to symbols in [kernel.kallsyms], not [unknown].
+  bool kernel_symbol = false;
+  for (absl::string_view line : absl::StrSplit(script.out, '\n'))
+    if (absl::StrContains(line, "([kernel.kallsyms])") && !absl::StrContains(line, "[unknown]"))
+      kernel_symbol = true;
+  EXPECT_TRUE(kernel_symbol) << script.out.substr(0, 4000);
+  // -g: the hot function's caller, main, is on its callchain.
+  EXPECT_TRUE(absl::StrContains(script.out, "main")) << script.out.substr(0, 2000);
+}
+
+TEST_F(RecordE2E, PipeModeIsReadByPerfScriptFromStdin) {
+  Result script = Shell(absl::StrCat(perfring_, " record -q -F 2000 -o - -- ", hot_loop_,
+                                   " 0.5 | perf script -i -"));
+  ASSERT_EQ(script.status, 0) << script.err;
+  EXPECT_TRUE(absl::StrContains(script.out, "hot_function")) << script.out.substr(0, 2000);
+  EXPECT_FALSE(absl::StrContains(absl::AsciiStrToLower(script.err), "warning")) << script.err;
+}
+
+TEST_F(RecordE2E, DumpAgreesWithPerfScriptOnEverySample) {
+  std::string data = dir_ + "/perf.data";
+  ASSERT_EQ(Shell(absl::StrCat(perfring_, " record -q -F 1000 -o ", data, " -- ", hot_loop_, " 0.5")).status, 0);
+  Result script = Shell(absl::StrCat("perf script -i ", data, " -F tid,time,ip --ns"));
+  ASSERT_EQ(script.status, 0) << script.err;
+  Result dump = Shell(absl::StrCat(perfring_, " dump ", data));
+  ASSERT_EQ(dump.status, 0) << dump.err;
+
+  // perf script: "  TID  SEC.NSEC:  IP" per sample, in time order.
+  std::multimap<uint64_t, std::pair<int64_t, std::string>> perf_samples;
+  for (absl::string_view line : absl::StrSplit(script.out, '\n', absl::SkipEmpty())) {
+    std::vector<std::string> f = absl::StrSplit(line, ' ', absl::SkipEmpty());
+    ASSERT_GE(f.size(), 3u) << line;
+    std::string t = f[1];
+    t.erase(t.find(':'));
+    std::vector<std::string> secns = absl::StrSplit(t, '.');
+    uint64_t time = std::stoull(secns[0]) * 1000000000ull + std::stoull(secns[1]);
+    perf_samples.emplace(time, std::make_pair(std::stoll(f[0]), "0x" + f[2]));
+  }
+  std::multimap<uint64_t, std::pair<int64_t, std::string>> ours;
+  for (absl::string_view line : absl::StrSplit(dump.out, '\n', absl::SkipEmpty())) {
+    nlohmann::json j = nlohmann::json::parse(line);  // every line is valid JSON
+    if (j["type"] != "SAMPLE") continue;
+    EXPECT_EQ(j["event"], "cpu-clock");
+    std::string ip = j["ip"];
+    ours.emplace(j["time"].get<uint64_t>(), std::make_pair(j["tid"].get<int64_t>(), ip));
+  }
+  ASSERT_GT(ours.size(), 100u);
+  EXPECT_EQ(ours, perf_samples);
+}
+
+TEST_F(RecordE2E, JsonOutputIsTimeOrderedAndNamesTheEvent) {
+  std::string json = dir_ + "/out.jsonl";
+  Result rec = Shell(absl::StrCat(perfring_, " record -q -o ", json, " -- ", hot_loop_, " 0.3"));
+  ASSERT_EQ(rec.status, 0) << rec.err;
+  std::ifstream in(json);
+  std::string line;
+  uint64_t last = 0, samples = 0;
+  while (std::getline(in, line)) {
+    nlohmann::json j = nlohmann::json::parse(line);
+    uint64_t t = j.contains("time") ? j["time"].get<uint64_t>()
+                 : j.contains("sample_id") && j["sample_id"].contains("time")
+                     ? j["sample_id"]["time"].get<uint64_t>()
+                     : 0;
+    if (t != 0) {
+      EXPECT_GE(t, last) << line;
+      last = t;
+    }
+    EXPECT_TRUE(j.contains("event")) << line;
+    samples += j["type"] == "SAMPLE";
+  }
+  EXPECT_GT(samples, 10u);
+}
+
+TEST_F(RecordE2E, ExistingOutputIsKeptUnlessForcedThenRenamedToOld) {
+  std::string data = dir_ + "/perf.data";
+  ASSERT_EQ(Shell(absl::StrCat(perfring_, " record -q -o ", data, " -- true")).status, 0);
+  struct stat st;
+  ASSERT_EQ(::stat(data.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  Result again = Shell(absl::StrCat(perfring_, " record -q -o ", data, " -- true"));
+  EXPECT_EQ(again.status, 2);
+  EXPECT_TRUE(absl::StrContains(again.err, "-f")) << again.err;
+  EXPECT_EQ(std::count(again.err.begin(), again.err.end(), '\n'), 1) << again.err;
+  Result forced = Shell(absl::StrCat(perfring_, " record -q -f -o ", data, " -- true"));
+  EXPECT_EQ(forced.status, 0) << forced.err;
+  EXPECT_EQ(::stat((data + ".old").c_str(), &st), 0);
+}
+
+TEST_F(RecordE2E, BadInputIsOneLineAndExitStatus2) {
+  for (const std::string& args :
+       {std::string("record -e cpu-clok -- true"), std::string("record"),
+        std::string("record --frequency 3 -- true"), std::string("record -m 3 -- true"),
+        std::string("record -p 999999999"), std::string("dump /nonexistent/perf.data"),
+        std::string("frobnicate")}) {
+    Result direct = Shell(absl::StrCat(perfring_, " ", args));
+    EXPECT_EQ(direct.status, 2) << args << ": " << direct.err;
+    EXPECT_FALSE(direct.err.empty()) << args;
+    EXPECT_TRUE(absl::StartsWith(direct.err, "perfring")) << args << ": " << direct.err;
+  }
+}
+
+TEST_F(RecordE2E, MalformedFileIsOneLineNamingTheOffset) {
+  std::string bad = dir_ + "/bad.data";
+  {
+    std::ofstream out(bad, std::ios::binary);
+    out << "PERFILE2" << std::string(200, '\xff');
+  }
+  Result r = Shell(absl::StrCat(perfring_, " dump ", bad));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "offset")) << r.err;
+}
+
+TEST_F(RecordE2E, UnsupportedHardwareEventSaysWhyAndCyclesFallsBack) {
+  Result cycles = Shell(absl::StrCat(perfring_, " record -e cycles -o ", dir_, "/c.data -- true"));
+  Result instructions = Shell(absl::StrCat(perfring_, " record -e instructions -o ", dir_, "/i.data -- true"));
+  if (cycles.status == 0 && !absl::StrContains(cycles.err, "cpu-clock"))
+    GTEST_SKIP() << "this machine has a hardware PMU";
+  EXPECT_EQ(cycles.status, 0) << cycles.err;
+  EXPECT_TRUE(absl::StrContains(cycles.err, "cpu-clock")) << cycles.err;
+  EXPECT_EQ(instructions.status, 1) << instructions.err;
+  EXPECT_TRUE(absl::StrContains(instructions.err, "try cpu-clock")) << instructions.err;
+}
+
+}  // namespace
