@@ -1,6 +1,8 @@
 // perfring record: perf record's options, wired to sampler::RunRecord with a
 // perf.data sink, a JSON Lines sink, or both.
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstring>
 #include <optional>
@@ -209,6 +211,16 @@ int RecordCommand(const std::vector<std::string>& args, const std::vector<std::s
     std::fprintf(stderr, "perfring record: -o - and --json - cannot both write to stdout\n");
     return 2;
   }
+
+  // Checked again when the files are created; here so that a capture does not
+  // start only to find it cannot write.
+  for (const std::string& path : {perfdata_path, json_path}) {
+    if (!r.force && !path.empty() && path != "-" && ::access(path.c_str(), F_OK) == 0) {
+      std::fprintf(stderr, "perfring record: %s exists; use -f to replace it\n", path.c_str());
+      return 2;
+    }
+  }
+  if (options.quiet) options.notice = [](std::string_view) {};
 
   perfdata::RecordingInfo info;
   info.cmdline = argv;
