@@ -1,7 +1,8 @@
 // A minimal front end for perfdata::RunDump, for bench/dump_vs_perf.sh until
 // the perfring CLI has `dump`: dump_tool [--sort time] [--header]
-// [--format perf-json] [FILE]. Exit 2 on malformed input, 1 on other errors.
+// [--format perf-json] [--threads N] [FILE]. Exit 2 on malformed input, 1 on other errors.
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "perfdata/dump.h"
@@ -12,6 +13,8 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--sort") && i + 1 < argc) {
       options.sort = !std::strcmp(argv[++i], "time") ? perfring::perfdata::DumpOptions::Sort::kTime
                                                      : perfring::perfdata::DumpOptions::Sort::kFile;
+    } else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) {
+      options.threads = std::atoi(argv[++i]);
     } else if (!std::strcmp(argv[i], "--header")) {
       options.header_only = true;
     } else if (!std::strcmp(argv[i], "--format") && i + 1 < argc) {

@@ -14,10 +14,11 @@
 namespace perfring {
 namespace {
 
-#define PR_RETURN_IF_ERROR(expr)                   \
-  do {                                             \
-    absl::Status pr_status_ = (expr);              \
-    if (ABSL_PREDICT_FALSE(!pr_status_.ok())) return pr_status_; \
+// Returns the status of `expr` from the calling function unless it is OK.
+#define PR_RETURN_IF_ERROR(expr)                                  \
+  do {                                                            \
+    absl::Status pr_status_ = (expr);                             \
+    if (ABSL_PREDICT_FALSE(!pr_status_.ok())) return pr_status_;  \
   } while (0)
 
 // Constants newer than the 6.1 uapi headers.
@@ -50,7 +51,6 @@ class FieldReader {
   uint32_t offset() const { return pos_; }
   const uint8_t* cursor() const { return record_ + pos_; }
   uint32_t remaining() const { return end_ - pos_; }
-  std::string_view type_name() const { return type_name_; }
 
   template <typename T>
   absl::Status Read(const char* what, T* out) {
@@ -88,11 +88,11 @@ class FieldReader {
         return absl::OkStatus();
       }
     }
-    return Error(absl::StrFormat("%s at offset %u has no NUL terminator before %s", what, pos_,
-                                 EndDescription()));
+    return Error(absl::StrFormat("%s at offset %u has no NUL terminator within %s", what, pos_,
+                                 LimitDescription()));
   }
 
-  // A fixed-size char field of `size` bytes (already checked to fit): the
+  // A char field of `size` bytes (the caller checked that they fit): the
   // bytes before its first NUL, or all of them.
   std::string_view FixedString(uint32_t size) {
     const char* begin = reinterpret_cast<const char*>(record_ + pos_);
@@ -109,6 +109,13 @@ class FieldReader {
     return rest;
   }
 
+  // Reserved or padding bytes.
+  absl::Status Skip(const char* what, uint32_t size) {
+    PR_RETURN_IF_ERROR(Need(what, size));
+    pos_ += size;
+    return absl::OkStatus();
+  }
+
   absl::Status Need(const char* what, uint32_t size) {
     if (ABSL_PREDICT_FALSE(size > remaining())) return FieldError(what, size);
     return absl::OkStatus();
@@ -119,12 +126,6 @@ class FieldReader {
   }
 
  private:
-  std::string EndDescription() const {
-    if (end_ == record_size_) return absl::StrFormat("the record end (size %u)", record_size_);
-    return absl::StrFormat("the body end %u (record size %u less a %u-byte sample_id trailer)",
-                           end_, record_size_, record_size_ - end_);
-  }
-
   std::string LimitDescription() const {
     if (end_ == record_size_) return absl::StrFormat("record size %u", record_size_);
     return absl::StrFormat("body end %u (record size %u less a %u-byte sample_id trailer)", end_,
@@ -242,8 +243,7 @@ absl::Status ReadCpuMapData(FieldReader& r, CpuMapData* out) {
       PR_RETURN_IF_ERROR(r.Read("mask nr", &nr));
       PR_RETURN_IF_ERROR(r.Read("mask long_size", &out->long_size));
       if (out->long_size == 8) {
-        uint32_t pad = 0;
-        PR_RETURN_IF_ERROR(r.Read("mask padding", &pad));
+        PR_RETURN_IF_ERROR(r.Skip("mask padding", 4));
       } else if (out->long_size != 4) {
         return r.Error(absl::StrFormat("cpu mask long_size %u at offset %u is neither 4 nor 8",
                                        out->long_size, r.offset() - 2));
@@ -255,8 +255,7 @@ absl::Status ReadCpuMapData(FieldReader& r, CpuMapData* out) {
     }
     case 2:  // PERF_CPU_MAP__RANGE_CPUS: u8 any_cpu; u8 pad; u16 start_cpu, end_cpu
       PR_RETURN_IF_ERROR(r.Read("range any_cpu", &out->any_cpu));
-      PR_RETURN_IF_ERROR(r.Need("range", 5));
-      r.FixedString(1);  // padding byte
+      PR_RETURN_IF_ERROR(r.Skip("range padding", 1));
       PR_RETURN_IF_ERROR(r.Read("range start_cpu", &out->start_cpu));
       return r.Read("range end_cpu", &out->end_cpu);
     default:
@@ -423,8 +422,7 @@ absl::Status DecodeKernelBody(uint32_t type, uint16_t misc, FieldReader& r,
           return r.Error(absl::StrFormat("build_id_size %u at offset %u exceeds %u",
                                          build_id_size, r.offset() - 1, kMaxBuildIdSize));
         }
-        PR_RETURN_IF_ERROR(r.Need("build_id", 3 + kMaxBuildIdSize));
-        r.FixedString(3);  // reserved
+        PR_RETURN_IF_ERROR(r.Skip("build_id reserved", 3));
         ByteView all;
         PR_RETURN_IF_ERROR(r.Bytes("build_id", kMaxBuildIdSize, &all));
         m.build_id = all.subspan(0, build_id_size);
@@ -540,17 +538,16 @@ absl::Status DecodeUserBody(uint32_t type, uint16_t misc, FieldReader& r, Record
       BuildIdRecord& b = body->emplace<BuildIdRecord>();
       PR_RETURN_IF_ERROR(r.Read("pid", &b.pid));
       ByteView data;
-      uint8_t size = kMaxBuildIdSize;
+      uint8_t size = 0;
       PR_RETURN_IF_ERROR(r.Bytes("build_id", kMaxBuildIdSize, &data));
-      PR_RETURN_IF_ERROR(r.Need("build_id size", 4));
-      if (misc & kMiscBuildIdSize) {
-        size = LoadUnaligned<uint8_t>(data.data() + kMaxBuildIdSize);
-        if (size > kMaxBuildIdSize) {
-          return r.Error(absl::StrFormat("build_id size %u at offset %u exceeds %u", size,
-                                         r.offset(), kMaxBuildIdSize));
-        }
+      PR_RETURN_IF_ERROR(r.Read("build_id size", &size));
+      PR_RETURN_IF_ERROR(r.Skip("build_id reserved", 3));
+      if (!(misc & kMiscBuildIdSize)) {
+        size = kMaxBuildIdSize;  // older perf: no size, the whole array
+      } else if (size > kMaxBuildIdSize) {
+        return r.Error(absl::StrFormat("build_id size %u at offset %u exceeds %u", size,
+                                       r.offset() - 4, kMaxBuildIdSize));
       }
-      r.FixedString(4);  // size byte and reserved
       b.build_id = data.subspan(0, size);
       b.filename = r.FixedString(r.remaining());
       return absl::OkStatus();

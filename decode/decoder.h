@@ -5,7 +5,15 @@
 // record and what is wrong, e.g.
 //   "SAMPLE: callchain nr 1000000 at offset 40 exceeds record size 96".
 // Nothing is read outside [bytes, bytes + header.size). Unknown types decode
-// to RawRecord (never an error). Thread-safe (pure functions); allocates
+// to RawRecord (never an error).
+//
+// Layout rules: kernel records (types below 64) must be 8-byte multiples, as
+// the kernel writes them; perf.data's own records need not be. Strings the
+// kernel NUL-pads (comm, filename, ksymbol name, cgroup path) must hold a
+// NUL. A SAMPLE may end in padding after its last field (Sample::parsed_size);
+// sample_type bits this decoder does not know are ignored (the kernel appends
+// new fields after the known ones). Extra bytes after a fixed-size body, before
+// the sample_id trailer, are ignored. Thread-safe (pure functions); allocates
 // nothing on success.
 #ifndef PERFRING_DECODE_DECODER_H_
 #define PERFRING_DECODE_DECODER_H_

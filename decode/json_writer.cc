@@ -38,6 +38,12 @@ class JsonSink {
   void BeginArray() { Separator(); Put('['); need_comma_ = false; }
   void EndArray() { Put(']'); need_comma_ = true; }
 
+  // Ends the JSON Lines record.
+  void EndLine() {
+    Put('\n');
+    need_comma_ = false;
+  }
+
   // `"key":` (with a leading comma when needed). `key` is a literal that
   // needs no escaping.
   template <size_t N>
@@ -215,22 +221,35 @@ class JsonSink {
     }
   }
 
-  // Writes v's digits in place, two at a time from the end.
+  // Writes v's digits in place from the end: eight digits at a time in
+  // 32-bit arithmetic (cheaper than 64-bit division), two per table lookup.
   static char* FormatDecimal(uint64_t v, char* out) {
     char* end = out + DecimalDigits(v);
     char* q = end;
-    while (v >= 100) {
-      const unsigned r = static_cast<unsigned>(v % 100);
-      v /= 100;
+    while (v >= 100000000) {
+      uint32_t low = static_cast<uint32_t>(v % 100000000);
+      v /= 100000000;
+      for (int i = 0; i < 4; ++i) {
+        const uint32_t r = low % 100;
+        low /= 100;
+        q -= 2;
+        q[0] = kDigitPairs[2 * r];
+        q[1] = kDigitPairs[2 * r + 1];
+      }
+    }
+    uint32_t w = static_cast<uint32_t>(v);
+    while (w >= 100) {
+      const uint32_t r = w % 100;
+      w /= 100;
       q -= 2;
       q[0] = kDigitPairs[2 * r];
       q[1] = kDigitPairs[2 * r + 1];
     }
-    if (v >= 10) {
-      q[-2] = kDigitPairs[2 * v];
-      q[-1] = kDigitPairs[2 * v + 1];
+    if (w >= 10) {
+      q[-2] = kDigitPairs[2 * w];
+      q[-1] = kDigitPairs[2 * w + 1];
     } else {
-      q[-1] = static_cast<char>('0' + v);
+      q[-1] = static_cast<char>('0' + w);
     }
     return end;
   }
@@ -1086,23 +1105,21 @@ struct BodyWriter {
 }  // namespace
 
 void AppendJsonLine(const Record& rec, const EventInfo* event, std::string* out) {
-  {
-    JsonSink j(out);
-    j.BeginObject();
-    j.Key("type");
-    j.PlainString(RecordTypeName(rec.type()));
-    // perf.data's own records belong to no event.
-    if (event != nullptr && rec.type() < kFirstUserRecordType) {
-      j.Key("event");
-      j.String(event->name);
-    }
-    j.Key("misc");
-    j.U64(rec.misc());
-    std::visit(BodyWriter{j, rec}, rec.body);
-    if (rec.sample_id.present()) WriteSampleId(j, rec.sample_id);
-    j.EndObject();
-  }  // the sink flushes here
-  out->push_back('\n');
+  JsonSink j(out);  // appends to *out when it goes out of scope
+  j.BeginObject();
+  j.Key("type");
+  j.PlainString(RecordTypeName(rec.type()));
+  // perf.data's own records belong to no event.
+  if (event != nullptr && rec.type() < kFirstUserRecordType) {
+    j.Key("event");
+    j.String(event->name);
+  }
+  j.Key("misc");
+  j.U64(rec.misc());
+  std::visit(BodyWriter{j, rec}, rec.body);
+  if (rec.sample_id.present()) WriteSampleId(j, rec.sample_id);
+  j.EndObject();
+  j.EndLine();
 }
 
 }  // namespace perfring

@@ -7,13 +7,19 @@
 //    kernel record (perf.data's own types, 64 and up, belong to no event).
 //  - "misc": header.misc as an integer, on every record; its meaningful bits
 //    are also spelled out: "cpumode" (SAMPLE, MMAP, MMAP2, TEXT_POKE,
-//    HEADER_BUILD_ID), "exact_ip" (SAMPLE), "mmap_data" (MMAP, MMAP2),
-//    "exec" (COMM, FORK), "out"/"preempt" (SWITCH, SWITCH_CPU_WIDE).
-//  - Kernel field names. Addresses (ip, addr, callchain entries, mmap
-//    addr/len/pgoff, phys_addr, branch from/to, ksymbol/text_poke addr) and
-//    bit sets (data_src, transaction, branch flags, register masks, register
-//    values) are "0x..." hex strings; counts, sizes, times, ids, pids and cpus
-//    are integers (pid/tid/ppid/ptid signed, so the kernel's -1 reads -1).
+//    BUILD_ID), "exact_ip" (SAMPLE), "mmap_data" and "proc_map_parse_timeout"
+//    (MMAP, MMAP2), "exec" (COMM, FORK), "out"/"preempt" (SWITCH,
+//    SWITCH_CPU_WIDE), "truncated"/"overwrite"/"partial"/"collision" (AUX).
+//  - MMAP2: "maj","min","ino","ino_generation", or "build_id" (hex) for the
+//    build-id variant; then "prot","flags","filename".
+//  - Kernel field names (where one would clash with "type": BPF_EVENT's is
+//    "bpf_event_type", AUXTRACE_INFO's "auxtrace_type", AUXTRACE_ERROR's
+//    "error_type", STAT_ROUND's "round_type", EVENT_UPDATE's "update_type").
+//  - Addresses (ip, addr, callchain entries, mmap addr/len/pgoff, phys_addr,
+//    branch from/to, ksymbol/text_poke addr) and bit sets (data_src,
+//    transaction, branch flags, register masks, register values) are "0x..."
+//    hex strings; counts, sizes, times, ids, pids and cpus are integers
+//    (pid/tid/ppid/ptid signed, so the kernel's -1 reads -1).
 //  - Callchain context markers are strings with their perf_event.h names
 //    ("PERF_CONTEXT_KERNEL", "PERF_CONTEXT_USER", ...), so the entries that
 //    are addresses are exactly those starting with "0x".

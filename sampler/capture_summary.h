@@ -1,7 +1,7 @@
 // What a capture saw, losses first: samples, LOST / LOST_SAMPLES / THROTTLE /
 // UNTHROTTLE records per event and per CPU, and the kernel's own lost counts
 // (PERF_FORMAT_LOST) read at the end. Nothing is dropped silently: every
-// record the rings delivered is counted here.
+// record the rings delivered is counted here. Plain data; thread-compatible.
 #ifndef PERFRING_SAMPLER_CAPTURE_SUMMARY_H_
 #define PERFRING_SAMPLER_CAPTURE_SUMMARY_H_
 

@@ -1,5 +1,6 @@
 // The perf_event_attr that perf record would open for an event spec: sample
-// fields, read_format, side-band bits, rate, wake-ups, enabling.
+// fields, read_format, side-band bits, rate, wake-ups, enabling. Pure
+// functions (ResolveSamplingRate reads procfs); thread-safe.
 #ifndef PERFRING_SAMPLER_EVENT_ATTR_H_
 #define PERFRING_SAMPLER_EVENT_ATTR_H_
 

@@ -1,9 +1,6 @@
 #include "sampler/event_set.h"
 
-#include <unistd.h>
-
 #include <cerrno>
-#include <map>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"

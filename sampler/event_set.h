@@ -1,6 +1,8 @@
 // The opened events of a capture: one fd per (event, CPU, task), one ring
 // per CPU that every other fd on that CPU writes into (SET_OUTPUT), and the
 // EventTable that routes each record back to its event by IDENTIFIER.
+// Move-only (owns the fds and mappings; closing them ends the events). Not
+// thread-safe: each ring has a single consumer, the session.
 #ifndef PERFRING_SAMPLER_EVENT_SET_H_
 #define PERFRING_SAMPLER_EVENT_SET_H_
 

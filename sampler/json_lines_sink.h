@@ -4,7 +4,7 @@
 //
 // A record that does not decode is never fatal: it is counted and written as
 //   {"type":"MALFORMED","type_id":N,"misc":M,"size":S,"error":"..."}
-// so the gap is visible in the stream.
+// so the gap is visible in the stream. Not thread-safe (one session calls it).
 #ifndef PERFRING_SAMPLER_JSON_LINES_SINK_H_
 #define PERFRING_SAMPLER_JSON_LINES_SINK_H_
 

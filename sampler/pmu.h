@@ -3,6 +3,7 @@
 //   format/TERM    where a term's value goes: "config:0-7,21", "config1:0-63"
 //   events/EVENT   named events as terms: "event=0x3c,umask=0x01"
 // Read, never assumed: the same code serves a real PMU and a fake tree.
+// Cold path; a loaded Pmu is an immutable value (thread-compatible).
 #ifndef PERFRING_SAMPLER_PMU_H_
 #define PERFRING_SAMPLER_PMU_H_
 

@@ -30,7 +30,11 @@ constexpr uint64_t kCommandTag = ~uint64_t{0} - 1;
 // How long, at the end, to let the kernel report losses it has counted but
 // not yet written as PERF_RECORD_LOST (it writes one before the next record
 // that fits, so the rings must have room and the events must still run).
-constexpr auto kLostSettleTime = std::chrono::milliseconds(100);
+constexpr auto kLostSettleTime = std::chrono::milliseconds(250);
+
+// How long a command that is still running when the capture stops gets
+// between SIGTERM and SIGKILL.
+constexpr auto kCommandStopGrace = std::chrono::milliseconds(2000);
 
 class Epoll {
  public:
@@ -258,10 +262,8 @@ absl::Status Session::Finish() {
     summary_.reader_skipped_bytes += ring.reader->stats().skipped_bytes;
   }
   absl::Status read = events_.ReadCounts(&summary_);
-  if (command_) {
-    command_->Terminate();  // stopped early (--duration, Ctrl-C): as perf, SIGTERM the workload
-    summary_.command_status = command_->Wait();
-  }
+  // Stopped early (--duration, Ctrl-C): end the workload as perf does.
+  if (command_) summary_.command_status = command_->Stop(kCommandStopGrace);
   if (!sink_status_.ok()) return sink_status_;
   if (!disable.ok()) return disable;
   return read;

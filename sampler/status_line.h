@@ -1,5 +1,6 @@
 // The live status line of a capture on stderr: samples/s, lost, bytes
 // written, refreshed at most once a second, only when stderr is a terminal.
+// Not thread-safe.
 #ifndef PERFRING_SAMPLER_STATUS_LINE_H_
 #define PERFRING_SAMPLER_STATUS_LINE_H_
 

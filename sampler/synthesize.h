@@ -4,6 +4,7 @@
 // laid out exactly as the kernel lays out its own (NUL-padded strings to 8
 // bytes) and ends in a zeroed sample_id trailer shaped by the first event's
 // format (time 0, id 0: perf's convention for synthesized records).
+// Cold path (reads /proc); thread-safe.
 #ifndef PERFRING_SAMPLER_SYNTHESIZE_H_
 #define PERFRING_SAMPLER_SYNTHESIZE_H_
 

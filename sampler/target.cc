@@ -8,10 +8,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <thread>
 #include <utility>
 
-#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -137,8 +138,32 @@ absl::StatusOr<Target> ResolveTarget(const RecordOptions& options) {
 // ---------------------------------------------------------------------------
 // ForkedCommand
 
+namespace {
+
+// Whether execvp(program) can work, checked before anything is set up so a
+// mistyped command fails cleanly (exec's own errno is still reported by Start).
+absl::Status CheckRunnable(const std::string& program) {
+  const auto runnable = [](const std::string& path) { return access(path.c_str(), X_OK) == 0 ? 0 : errno; };
+  int err = ENOENT;
+  if (program.find('/') != std::string::npos) {
+    err = runnable(program);
+  } else if (!program.empty()) {
+    const char* path = getenv("PATH");
+    for (absl::string_view dir : absl::StrSplit(path != nullptr ? path : "/bin:/usr/bin", ':')) {
+      const int e = runnable(absl::StrCat(dir.empty() ? "." : dir, "/", program));
+      if (e == 0) return absl::OkStatus();
+      if (e != ENOENT && err == ENOENT) err = e;  // e.g. EACCES: more telling than ENOENT
+    }
+  }
+  if (err == 0) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat("cannot run '", program, "': ", std::strerror(err)));
+}
+
+}  // namespace
+
 absl::StatusOr<ForkedCommand> ForkedCommand::Fork(const std::vector<std::string>& argv) {
   if (argv.empty()) return absl::InvalidArgumentError("empty command");
+  if (absl::Status s = CheckRunnable(argv[0]); !s.ok()) return s;
   // Everything the child touches is prepared before fork: after fork only
   // async-signal-safe calls are allowed.
   std::vector<char*> args;
@@ -257,8 +282,15 @@ int ForkedCommand::Wait() {
   return status_.value_or(0);
 }
 
-void ForkedCommand::Terminate() {
-  if (pid_ > 0 && !TryWait()) kill(pid_, SIGTERM);
+int ForkedCommand::Stop(std::chrono::milliseconds grace) {
+  if (pid_ <= 0 || TryWait()) return status_.value_or(0);
+  kill(pid_, SIGTERM);
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  while (!TryWait() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  if (!status_) kill(pid_, SIGKILL);
+  return Wait();
 }
 
 }  // namespace perfring

@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,7 +59,8 @@ absl::StatusOr<pid_t> ProcessOfThread(pid_t tid, const SystemPaths& paths);
 // capture leaves nothing behind. Not thread-safe.
 class ForkedCommand {
  public:
-  // Forks; the child blocks until Start(). InvalidArgument for an empty argv.
+  // Forks; the child blocks until Start(). InvalidArgument for an empty argv
+  // or a program that cannot be run (not found in PATH, not executable).
   static absl::StatusOr<ForkedCommand> Fork(const std::vector<std::string>& argv);
 
   ForkedCommand(ForkedCommand&& other) noexcept;
@@ -78,9 +80,10 @@ class ForkedCommand {
   std::optional<int> TryWait();
   // Blocks until the child exits; its wait status.
   int Wait();
-  // SIGTERM to a child that still runs (perf does this when the capture is
-  // stopped before the workload ends).
-  void Terminate();
+  // Ends a child that still runs, as perf does when the capture stops before
+  // the workload: SIGTERM, then SIGKILL if it has not exited within `grace`.
+  // Returns the wait status (at once if the child already exited).
+  int Stop(std::chrono::milliseconds grace);
 
  private:
   ForkedCommand() = default;

@@ -1,5 +1,6 @@
 // Tracepoints as tracefs describes them: TRACEFS/events/SUBSYSTEM/NAME/id is
-// the attr.config of PERF_TYPE_TRACEPOINT.
+// the attr.config of PERF_TYPE_TRACEPOINT. Cold path; thread-safe (the
+// optional mount aside, which is idempotent).
 #ifndef PERFRING_SAMPLER_TRACEFS_H_
 #define PERFRING_SAMPLER_TRACEFS_H_
 

@@ -549,6 +549,31 @@ TEST(DecodeHeader, ReadsOnlyHeaderSizeBytesOfALargerBuffer) {
   EXPECT_EQ(rec->get<LostSamplesRecord>()->lost, 3u);
 }
 
+TEST(DecodeInPlace, AReusedRecordKeepsNothingFromThePreviousOne) {
+  const std::vector<CatalogEntry> catalog = Catalog();
+  Record rec;
+  for (const CatalogEntry& e : catalog) {
+    if (e.name != "MMAP") continue;
+    ASSERT_TRUE(DecodeRecord(e.bytes.data(), e.bytes.size(), e.fmt, &rec).ok());
+    ASSERT_TRUE(rec.sample_id.present());
+  }
+  const std::vector<uint8_t> lost = RecordBuilder(PERF_RECORD_LOST).U64(1).U64(2).Build();
+  ASSERT_TRUE(DecodeRecord(lost.data(), lost.size(), EventFormat{}, &rec).ok());
+  EXPECT_FALSE(rec.sample_id.present());
+  EXPECT_EQ(rec.type(), PERF_RECORD_LOST);
+  EXPECT_EQ(rec.bytes, lost.data());
+  ASSERT_NE(rec.get<LostRecord>(), nullptr);
+  EXPECT_EQ(rec.get<LostRecord>()->lost, 2u);
+}
+
+TEST(DecodeInPlace, ErrorsMatchTheStatusOrForm) {
+  const std::vector<uint8_t> bad = RecordBuilder(PERF_RECORD_LOST).U64(1).Build();
+  Record rec;
+  const absl::Status in_place = DecodeRecord(bad.data(), bad.size(), EventFormat{}, &rec);
+  EXPECT_FALSE(in_place.ok());
+  EXPECT_EQ(in_place, DecodeRecord(bad.data(), bad.size(), EventFormat{}).status());
+}
+
 TEST(RecordTime, ReadsTimeFromASample) {
   const std::vector<uint8_t> bytes = testing::FullSampleBytes();
   EXPECT_EQ(RecordTime(bytes.data(), bytes.size(), testing::FullSampleFormat()), kTime);

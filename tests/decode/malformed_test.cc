@@ -1,7 +1,7 @@
 // Malformed records: every record type truncated at every byte, sizes that
 // lie, counts that overflow, and random bytes. Each is an error (or, where
-// the layout allows it, a shorter well-formed record), never a crash or a
-// read outside the record: inputs are copied into buffers of exactly their
+// the layout sizes a trailing array or string by the record size, a shorter
+// well-formed record), never a crash or a read outside the record: inputs are copied into buffers of exactly their
 // size so ASan sees any overread.
 #include <linux/perf_event.h>
 
@@ -49,8 +49,10 @@ TEST(Truncation, EveryRecordTypeTruncatedAtEveryByteIsAnErrorNamingItsType) {
       std::vector<uint8_t> cut(e.bytes.begin(), e.bytes.begin() + size);
       if (size >= 8) SetHeaderSize(&cut, static_cast<uint16_t>(size));
       absl::StatusOr<Record> rec = DecodeRecord(cut.data(), size, e.fmt);
-      if (e.truncation_may_decode && e.truncation_may_decode(size)) {
-        if (rec.ok()) EXPECT_EQ(rec->size(), size) << e.name;
+      if (e.truncation_decodes && e.truncation_decodes(size)) {
+        // A shorter record of the same type that is well-formed by itself.
+        ASSERT_TRUE(rec.ok()) << e.name << " truncated to " << size << ": " << rec.status();
+        EXPECT_EQ(rec->size(), size) << e.name;
         continue;
       }
       ASSERT_FALSE(rec.ok()) << e.name << " truncated to " << size << " bytes decoded";
@@ -176,11 +178,19 @@ TEST(Layout, Mmap2BuildIdSizeAbove20IsAnError) {
             "MMAP2: build_id_size 21 at offset 40 exceeds 20");
 }
 
+TEST(Layout, BuildIdRecordSizeAbove20IsAnError) {
+  std::vector<uint8_t> bytes = RecordBuilder(kRecordHeaderBuildId, 1 << 15)
+                                   .U32(1).Zeros(20).U8(21).Zeros(3).FixedString("/bin/x", 8)
+                                   .Build();
+  EXPECT_EQ(DecodeStatus(bytes, EventFormat{}).message(),
+            "BUILD_ID: build_id size 21 at offset 32 exceeds 20");
+}
+
 TEST(Layout, AStringWithoutNulIsAnError) {
   std::vector<uint8_t> bytes =
       RecordBuilder(PERF_RECORD_COMM).U32(1).U32(1).FixedString("abcdefgh", 8).Build();
   EXPECT_EQ(DecodeStatus(bytes, EventFormat{}).message(),
-            "COMM: comm at offset 16 has no NUL terminator before the record end (size 24)");
+            "COMM: comm at offset 16 has no NUL terminator within record size 24");
 }
 
 TEST(Layout, ATrailerLargerThanTheRecordIsAnError) {

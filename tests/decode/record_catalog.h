@@ -44,10 +44,10 @@ struct CatalogEntry {
   uint32_t type = 0;
   std::vector<uint8_t> bytes;   // header.size == bytes.size()
   EventFormat fmt;
-  // Whether a copy truncated to `size` bytes (header.size = size) may still
-  // be a well-formed record (its last array or string is sized by the record
+  // Whether a copy truncated to `size` bytes (header.size = size) is still a
+  // well-formed record (its last array or string is sized by the record
   // size). Null: no truncation is well-formed.
-  std::function<bool(uint32_t size)> truncation_may_decode;
+  std::function<bool(uint32_t size)> truncation_decodes;
 };
 
 std::vector<CatalogEntry> Catalog();

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -28,6 +29,15 @@ struct StoredRecord {
   // Decodes the copy (valid while this StoredRecord lives).
   absl::StatusOr<Record> Decode() const { return DecodeRecord(bytes(), size, format); }
 };
+
+// The record's body as T (its views point into `r`), or nullopt when it does
+// not decode or is of another layout.
+template <typename T>
+std::optional<T> DecodedAs(const StoredRecord& r) {
+  absl::StatusOr<Record> rec = r.Decode();
+  if (!rec.ok() || rec->get<T>() == nullptr) return std::nullopt;
+  return *rec->get<T>();
+}
 
 class MemorySink : public RecordSink {
  public:
