@@ -2,6 +2,8 @@
 
 #include <linux/perf_event.h>
 
+#include <iterator>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_replace.h"
 #include "perfdata/build_id.h"

@@ -1,17 +1,18 @@
 #include "perfdata/dump.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "decode/decoder.h"
-#include "decode/json_writer.h"
 #include "decode/record_type.h"
 #include "nlohmann/json.hpp"
 #include "perfdata/build_id.h"
 #include "perfdata/format.h"
+#include "perfdata/json_lines_writer.h"
 #include "perfdata/perf_json.h"
 #include "perfdata/reader.h"
 #include "perfdata/status_macros.h"
@@ -20,14 +21,17 @@
 namespace perfring::perfdata {
 namespace {
 
-// Output is gathered in one string and written in chunks of about this size.
-constexpr size_t kOutputChunk = 1 << 20;
-
 absl::Status WriteOut(FILE* out, const std::string& bytes) {
   if (!bytes.empty() && fwrite(bytes.data(), 1, bytes.size(), out) != bytes.size()) {
     return absl::UnavailableError(absl::StrCat("cannot write the output: ", std::strerror(errno)));
   }
   return absl::OkStatus();
+}
+
+// Rendering threads when the caller does not say: the CPUs, at most 4.
+int DefaultThreads() {
+  const unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : static_cast<int>(std::min(n, 4u));
 }
 
 std::string Hex(uint64_t v) { return absl::StrFormat("0x%x", v); }
@@ -119,38 +123,6 @@ absl::Status DumpHeader(const Reader& reader, FILE* out) {
   return WriteOut(out, j.dump() + "\n");
 }
 
-// Renders records as JSON Lines into one buffer, written out in big chunks.
-class JsonLinesSink {
- public:
-  explicit JsonLinesSink(FILE* out) : out_(out) { buffer_.reserve(2 * kOutputChunk); }
-
-  absl::Status Add(const RecordRef& ref) {
-    static const EventFormat kNoFormat;
-    absl::StatusOr<Record> rec =
-        DecodeRecord(ref.bytes, ref.size, ref.event ? ref.event->format : kNoFormat);
-    if (!rec.ok()) {
-      return absl::InvalidArgumentError(absl::StrFormat("offset 0x%x: %s", ref.offset, rec.status().message()));
-    }
-    AppendJsonLine(*rec, ref.event, &buffer_);
-    if (buffer_.size() >= kOutputChunk) {
-      PERFDATA_RETURN_IF_ERROR(WriteOut(out_, buffer_));
-      buffer_.clear();
-    }
-    return absl::OkStatus();
-  }
-
-  absl::Status Finish() {
-    PERFDATA_RETURN_IF_ERROR(WriteOut(out_, buffer_));
-    buffer_.clear();
-    return fflush(out_) == 0 ? absl::OkStatus()
-                             : absl::UnavailableError(absl::StrCat("cannot write the output: ", std::strerror(errno)));
-  }
-
- private:
-  FILE* out_;
-  std::string buffer_;
-};
-
 }  // namespace
 
 absl::Status RunDump(const DumpOptions& options, FILE* out, FILE* err) {
@@ -161,12 +133,14 @@ absl::Status RunDump(const DumpOptions& options, FILE* out, FILE* err) {
   if (options.format == DumpOptions::Format::kPerfJson) {
     PERFDATA_RETURN_IF_ERROR(WritePerfJson(r, out));
   } else {
-    JsonLinesSink sink(out);
+    JsonLinesWriter sink(out, options.threads > 0 ? options.threads : DefaultThreads());
     if (options.sort == DumpOptions::Sort::kTime) {
       absl::StatusOr<TimeOrderedRecords> sorted =
           TimeOrderedRecords::Collect(r, [](const RecordRef&) { return true; });
       if (!sorted.ok()) return sorted.status();
-      for (const RecordRef& ref : sorted->records()) PERFDATA_RETURN_IF_ERROR(sink.Add(ref));
+      for (const TimeOrderedRecords::Entry& e : sorted->records()) {
+        PERFDATA_RETURN_IF_ERROR(sink.Add(e.ref()));
+      }
     } else {
       PERFDATA_RETURN_IF_ERROR(r.ForEachRecord([&sink](const RecordRef& ref) { return sink.Add(ref); }));
     }

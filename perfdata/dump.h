@@ -25,9 +25,12 @@ struct DumpOptions {
   bool header_only = false;
   // kJsonLines: one object per record (shared/DESIGN.md schema, "event" =
   // the event name). kPerfJson: perf data convert --to-json's document
-  // (samples only; symbols, dsos and tracepoint fields are not resolved, so
-  // those keys are left out, as perf leaves them out for unresolved ips).
+  // (samples only; symbols and dsos are not resolved, so those keys are
+  // left out, as perf leaves them out for ips it cannot resolve).
   Format format = Format::kJsonLines;
+  // Threads rendering JSON Lines (the output order is the same for any
+  // number); 0 = one per CPU, at most 4.
+  int threads = 0;
 };
 
 // Writes the dump of options.path to `out` (buffered, written in large

@@ -20,11 +20,96 @@ namespace {
 
 constexpr size_t kOutputChunk = 1 << 20;
 
+// The document's output buffer. Appends are unchecked inline copies into
+// room made beforehand by Reserve(), which writes the buffer to the file
+// when it is full (std::string's checked appends dominated the profile).
+class TextOut {
+ public:
+  explicit TextOut(FILE* file) : file_(file), buf_(kOutputChunk) {}
+
+  // Makes room for `n` more bytes. False once the file cannot be written.
+  bool Reserve(size_t n) {
+    if (used_ + n <= buf_.size()) return true;
+    if (!Flush()) return false;
+    if (n > buf_.size()) buf_.resize(n);
+    return true;
+  }
+  void append(const char* p, size_t n) {
+    std::memcpy(buf_.data() + used_, p, n);
+    used_ += n;
+  }
+  void append(const char* s) { append(s, std::strlen(s)); }
+  void append(absl::string_view s) { append(s.data(), s.size()); }
+  void append(size_t n, char c) {
+    std::memset(buf_.data() + used_, c, n);
+    used_ += n;
+  }
+  void push_back(char c) { buf_[used_++] = c; }
+
+  // Writes what is buffered. False (and stays false) on a write error.
+  bool Flush() {
+    if (used_ != 0 && fwrite(buf_.data(), 1, used_, file_) != used_) failed_ = true;
+    used_ = 0;
+    return !failed_;
+  }
+
+ private:
+  FILE* file_;
+  std::vector<char> buf_;
+  size_t used_ = 0;
+  bool failed_ = false;
+};
+
+// Number formatting for the hot loop (absl::StrAppendFormat parses its
+// format string on every call).
+void AppendDecimal(int64_t v, TextOut* out) {
+  char buf[24];
+  char* end = buf + sizeof buf;
+  char* p = end;
+  uint64_t u = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  do {
+    *--p = static_cast<char>('0' + u % 10);
+    u /= 10;
+  } while (u != 0);
+  if (v < 0) *--p = '-';
+  out->append(p, end - p);
+}
+
+void AppendHex(uint64_t v, TextOut* out) {
+  static const char kDigits[] = "0123456789abcdef";
+  char buf[16];
+  char* end = buf + sizeof buf;
+  char* p = end;
+  do {
+    *--p = kDigits[v & 15];
+    v >>= 4;
+  } while (v != 0);
+  out->append("0x");
+  out->append(p, end - p);
+}
+
+void AppendUnicodeEscape(unsigned char c, TextOut* out) {
+  static const char kDigits[] = "0123456789abcdef";
+  const char esc[6] = {'\\', 'u', '0', '0', kDigits[c >> 4], kDigits[c & 15]};
+  out->append(esc, sizeof esc);
+}
+
 // perf's output_json_string (RFC 8259 escapes, other control characters as
 // \u00XX), plus \u00XX for bytes that are not valid UTF-8 so the document
 // always parses.
-void AppendJsonString(absl::string_view s, std::string* out) {
+void AppendJsonString(absl::string_view s, TextOut* out) {
   out->push_back('"');
+  // Fast path: nothing to escape.
+  bool plain = true;
+  for (const char ch : s) {
+    const unsigned char c = ch;
+    plain = plain && c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+  }
+  if (plain) {
+    out->append(s.data(), s.size());
+    out->push_back('"');
+    return;
+  }
   for (size_t i = 0; i < s.size(); ++i) {
     const unsigned char c = s[i];
     switch (c) {
@@ -39,7 +124,7 @@ void AppendJsonString(absl::string_view s, std::string* out) {
     }
     if (c < 0x80) {
       if (c <= 0x1f) {
-        absl::StrAppendFormat(out, "\\u%04x", c);
+        AppendUnicodeEscape(c, out);
       } else {
         out->push_back(static_cast<char>(c));
       }
@@ -53,26 +138,26 @@ void AppendJsonString(absl::string_view s, std::string* out) {
       out->append(s.data() + i, len);
       i += len - 1;
     } else {
-      absl::StrAppendFormat(out, "\\u%04x", c);
+      AppendUnicodeEscape(c, out);
     }
   }
   out->push_back('"');
 }
 
-void AppendKey(std::string* out, int indent, absl::string_view key) {
+void AppendKey(TextOut* out, int indent, absl::string_view key) {
   out->append(indent, '\t');
   AppendJsonString(key, out);
   out->append(": ");
 }
 
 // Lines ",\n" between items: perf writes the separator before each item.
-void Separate(std::string* out, bool* first) {
+void Separate(TextOut* out, bool* first) {
   if (!*first) out->push_back(',');
   out->push_back('\n');
   *first = false;
 }
 
-void AppendHeaders(const Reader& reader, std::string* out) {
+void AppendHeaders(const Reader& reader, TextOut* out) {
   const FileHeader& h = reader.header();
   const HeaderFeatures& f = reader.features();
   bool first = true;
@@ -80,7 +165,7 @@ void AppendHeaders(const Reader& reader, std::string* out) {
   auto num = [&](absl::string_view key, uint64_t v) {
     Separate(out, &first);
     AppendKey(out, 2, key);
-    absl::StrAppend(out, v);
+    AppendDecimal(static_cast<int64_t>(v), out);
   };
   auto str = [&](absl::string_view key, absl::string_view v) {
     Separate(out, &first);
@@ -124,9 +209,11 @@ void AppendHeaders(const Reader& reader, std::string* out) {
   out->append("\n\t\t]\n\t}");
 }
 
-void AppendCallchainEntry(uint64_t ip, bool* first, std::string* out) {
+void AppendCallchainEntry(uint64_t ip, bool* first, TextOut* out) {
   Separate(out, first);
-  absl::StrAppendFormat(out, "\t\t\t\t{\n\t\t\t\t\t\"ip\": \"0x%x\"\n\t\t\t\t}", ip);
+  out->append("\t\t\t\t{\n\t\t\t\t\t\"ip\": \"");
+  AppendHex(ip, out);
+  out->append("\"\n\t\t\t\t}");
 }
 
 }  // namespace
@@ -139,23 +226,32 @@ absl::Status WritePerfJson(Reader& reader, FILE* out) {
   });
   if (!sorted.ok()) return sorted.status();
 
-  std::string buf;
-  buf.reserve(2 * kOutputChunk);
-  auto flush = [&]() -> absl::Status {
-    if (!buf.empty() && fwrite(buf.data(), 1, buf.size(), out) != buf.size()) {
-      return absl::UnavailableError(absl::StrCat("cannot write the output: ", std::strerror(errno)));
-    }
-    buf.clear();
-    return absl::OkStatus();
+  const auto write_error = [] {
+    return absl::UnavailableError(absl::StrCat("cannot write the output: ", std::strerror(errno)));
   };
-
+  TextOut buf(out);
+  // The headers: room for every string escaped (6 bytes per byte at worst).
+  const HeaderFeatures& f = reader.features();
+  size_t header_room = 4096 + 6 * (f.hostname.size() + f.os_release.size() + f.arch.size() +
+                                   f.cpu_desc.size() + f.cpuid.size() + f.version.size());
+  for (const std::string& arg : f.cmdline) header_room += 16 + 6 * arg.size();
+  if (!buf.Reserve(header_room)) return write_error();
   buf.append("{\n\t\"linux-perf-json-version\": 1,\n");
   AppendHeaders(reader, &buf);
   buf.append(",\n\t\"samples\": [");
 
-  absl::flat_hash_map<uint32_t, std::string> comm_by_tid;
+  // perf names the idle task (tid 0) "swapper" before any COMM.
+  absl::flat_hash_map<uint32_t, std::string> comm_by_tid = {{0, "swapper"}};
+  // perf prints "cpu" when any event samples CPU (the evlist's combined
+  // sample_type), so an event without it shows its unset cpu, -1.
+  bool any_cpu = false;
+  for (size_t i = 0; i < reader.events().size(); ++i) {
+    any_cpu |= (reader.events().at(static_cast<int>(i)).format.sample_type & PERF_SAMPLE_CPU) != 0;
+  }
+  // One entry of a callchain takes at most this many bytes.
+  constexpr size_t kEntryRoom = 64;
   bool first_sample = true;
-  for (const RecordRef& ref : sorted->records()) {
+  for (const TimeOrderedRecords::Entry& ref : sorted->records()) {
     absl::StatusOr<Record> rec = DecodeRecord(ref.bytes, ref.size, ref.event->format);
     if (!rec.ok()) {
       return absl::InvalidArgumentError(absl::StrFormat("offset 0x%x: %s", ref.offset, rec.status().message()));
@@ -175,34 +271,47 @@ absl::Status WritePerfJson(Reader& reader, FILE* out) {
     const Sample* s = rec->get<Sample>();
     if (s == nullptr) continue;
     const bool has_tid = s->sample_type & PERF_SAMPLE_TID;
-    // perf reads a missing TID as -1 and CPU as (u32)-1 (then leaves it out).
+    // perf reads a missing TID as -1.
     const int32_t pid = has_tid ? static_cast<int32_t>(s->pid) : -1;
     const int32_t tid = has_tid ? static_cast<int32_t>(s->tid) : -1;
+    auto known = comm_by_tid.find(static_cast<uint32_t>(tid));
+    const std::string comm = known != comm_by_tid.end() ? known->second : absl::StrCat(":", tid);
+    if (!buf.Reserve(256 + 6 * comm.size())) return write_error();
     Separate(&buf, &first_sample);
-    absl::StrAppendFormat(&buf, "\t\t{\n\t\t\t\"timestamp\": %d,\n\t\t\t\"pid\": %d,\n\t\t\t\"tid\": %d,\n",
-                          static_cast<int64_t>(s->time), pid, tid);
-    if (s->sample_type & PERF_SAMPLE_CPU) absl::StrAppendFormat(&buf, "\t\t\t\"cpu\": %d,\n", static_cast<int32_t>(s->cpu));
+    buf.append("\t\t{\n\t\t\t\"timestamp\": ");
+    AppendDecimal(static_cast<int64_t>(s->time), &buf);
+    buf.append(",\n\t\t\t\"pid\": ");
+    AppendDecimal(pid, &buf);
+    buf.append(",\n\t\t\t\"tid\": ");
+    AppendDecimal(tid, &buf);
+    buf.append(",\n");
+    if (any_cpu) {
+      const int32_t cpu = (s->sample_type & PERF_SAMPLE_CPU) ? static_cast<int32_t>(s->cpu) : -1;
+      buf.append("\t\t\t\"cpu\": ");
+      AppendDecimal(cpu, &buf);
+      buf.append(",\n");
+    }
     AppendKey(&buf, 3, "comm");
-    auto comm = comm_by_tid.find(static_cast<uint32_t>(tid));
-    AppendJsonString(comm != comm_by_tid.end() ? comm->second : absl::StrCat(":", tid), &buf);
+    AppendJsonString(comm, &buf);
     buf.append(",\n\t\t\t\"callchain\": [");
     bool first_entry = true;
     if (s->sample_type & PERF_SAMPLE_CALLCHAIN) {
       for (size_t i = 0; i < s->callchain.size(); ++i) {
         const uint64_t ip = s->callchain[i];
         if (ip >= static_cast<uint64_t>(PERF_CONTEXT_MAX)) continue;  // context markers
+        if (!buf.Reserve(kEntryRoom)) return write_error();
         AppendCallchainEntry(ip, &first_entry, &buf);
       }
     } else {
       AppendCallchainEntry(s->ip, &first_entry, &buf);
     }
+    if (!buf.Reserve(kEntryRoom)) return write_error();
     buf.append(first_entry ? "]\n\t\t}" : "\n\t\t\t]\n\t\t}");
-    if (buf.size() >= kOutputChunk) PERFDATA_RETURN_IF_ERROR(flush());
   }
+  if (!buf.Reserve(kEntryRoom)) return write_error();
   buf.append(first_sample ? "]\n}\n" : "\n\t]\n}\n");
-  PERFDATA_RETURN_IF_ERROR(flush());
-  return fflush(out) == 0 ? absl::OkStatus()
-                          : absl::UnavailableError(absl::StrCat("cannot write the output: ", std::strerror(errno)));
+  if (!buf.Flush() || fflush(out) != 0) return write_error();
+  return absl::OkStatus();
 }
 
 }  // namespace perfring::perfdata

@@ -3,9 +3,9 @@
 // tab-indented layout, for tools that already read it.
 //
 // What differs: perfring does not symbolize, so callchain entries carry only
-// "ip" (perf too omits "symbol" and "dso" for ips it cannot resolve), and
-// tracepoint samples carry no libtraceevent fields. "captured-on" is left
-// out for stdin.
+// "ip" (perf too omits "symbol" and "dso" for ips it cannot resolve).
+// Tracepoint samples carry no tracepoint fields, as in perf 6.1's output.
+// "captured-on" is left out for stdin.
 #ifndef PERFRING_PERFDATA_PERF_JSON_H_
 #define PERFRING_PERFDATA_PERF_JSON_H_
 
@@ -18,7 +18,8 @@ namespace perfring::perfdata {
 
 // Writes the document for `reader`'s file to `out`: the headers, then every
 // SAMPLE in time order with the comm its thread had at that time (from
-// COMM and FORK records; ":TID" when unknown, as perf prints it).
+// COMM and FORK records; "swapper" for tid 0 and ":TID" for other unknown
+// threads, as perf prints them).
 absl::Status WritePerfJson(Reader& reader, FILE* out);
 
 }  // namespace perfring::perfdata

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -42,6 +43,16 @@ perf_event_attr ReadAttr(const uint8_t* p, uint32_t attr_size) {
 std::string TypeName(uint32_t type) {
   const std::string_view name = RecordTypeName(type);
   return std::string(name.data(), name.size());
+}
+
+// Whether decode knows `type` (looked up once per type: this runs per record).
+bool IsKnownType(uint32_t type) {
+  static const auto* known = [] {
+    auto* table = new std::array<bool, 256>();
+    for (uint32_t t = 0; t < table->size(); ++t) (*table)[t] = RecordTypeName(t) != "UNKNOWN";
+    return table;
+  }();
+  return type < known->size() && (*known)[type];
 }
 
 uint32_t AttrSizeAt(const uint8_t* attr) {
@@ -105,7 +116,7 @@ absl::StatusOr<std::unique_ptr<Reader>> Reader::Open(const std::string& path) {
   const bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
   if (regular && !use_stdin) r->mtime_ = st.st_mtime;
   if (regular && st.st_size > 0) {
-    void* m = mmap(nullptr, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    void* m = mmap(nullptr, st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
     if (m != MAP_FAILED) {
       madvise(m, st.st_size, MADV_SEQUENTIAL);
       r->mapping_ = m;
@@ -349,7 +360,7 @@ absl::Status Reader::ForEachRecord(absl::FunctionRef<absl::Status(const RecordRe
                                          : absl::StrCat(TypeName(type), " record whose id matches no attr"));
       }
     }
-    if (RecordTypeName(type) == "UNKNOWN") ++stats_.unknown_types[type];
+    if (!IsKnownType(type)) ++stats_.unknown_types[type];
     ++stats_.records;
     return fn(ref);
   };

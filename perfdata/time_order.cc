@@ -13,15 +13,28 @@ namespace {
 constexpr size_t kArenaBlock = 1 << 20;  // > any record (u16 size)
 }  // namespace
 
+RecordRef TimeOrderedRecords::Entry::ref() const {
+  RecordRef r;
+  r.bytes = bytes;
+  r.size = size;
+  r.offset = offset;
+  r.event = event;
+  return r;
+}
+
 absl::StatusOr<TimeOrderedRecords> TimeOrderedRecords::Collect(
     Reader& reader, absl::FunctionRef<bool(const RecordRef&)> keep) {
   TimeOrderedRecords out;
-  std::vector<std::pair<uint64_t, RecordRef>> keyed;
   uint64_t last_time = 0;
   size_t block_used = kArenaBlock;
   absl::Status s = reader.ForEachRecord([&](const RecordRef& ref) -> absl::Status {
     if (!keep(ref)) return absl::OkStatus();
-    RecordRef copy = ref;
+    Entry e;
+    e.bytes = ref.bytes;
+    e.event = ref.event;
+    e.offset = ref.offset;
+    e.size = ref.size;
+    e.seq = static_cast<uint32_t>(out.records_.size());
     if (ref.decompressed) {
       if (kArenaBlock - block_used < ref.size) {
         out.arena_.push_back(std::make_unique<uint8_t[]>(kArenaBlock));
@@ -30,21 +43,21 @@ absl::StatusOr<TimeOrderedRecords> TimeOrderedRecords::Collect(
       uint8_t* dst = out.arena_.back().get() + block_used;
       std::memcpy(dst, ref.bytes, ref.size);
       block_used += AlignUp(ref.size, 8);
-      copy.bytes = dst;
-      copy.decompressed = false;
+      e.bytes = dst;
     }
     if (ref.event != nullptr) {
       const uint64_t t = RecordTime(ref.bytes, ref.size, ref.event->format);
       if (t != 0) last_time = t;
     }
-    keyed.emplace_back(last_time, copy);
+    e.time = last_time;
+    out.records_.push_back(e);
     return absl::OkStatus();
   });
   if (!s.ok()) return s;
-  std::stable_sort(keyed.begin(), keyed.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  out.records_.reserve(keyed.size());
-  for (auto& [time, ref] : keyed) out.records_.push_back(ref);
+  // Ties keep file order.
+  std::sort(out.records_.begin(), out.records_.end(), [](const Entry& a, const Entry& b) {
+    return a.time != b.time ? a.time < b.time : a.seq < b.seq;
+  });
   return out;
 }
 

@@ -23,10 +23,20 @@ class TimeOrderedRecords {
   static absl::StatusOr<TimeOrderedRecords> Collect(
       Reader& reader, absl::FunctionRef<bool(const RecordRef&)> keep);
 
-  const std::vector<RecordRef>& records() const { return records_; }
+  // A kept record, compact (there may be millions).
+  struct Entry {
+    uint64_t time = 0;               // the sort key
+    const uint8_t* bytes = nullptr;  // header.size bytes
+    const EventInfo* event = nullptr;
+    uint64_t offset = 0;             // as RecordRef::offset
+    uint32_t size = 0;
+    uint32_t seq = 0;                // position in file order (breaks ties)
+    RecordRef ref() const;
+  };
+  const std::vector<Entry>& records() const { return records_; }
 
  private:
-  std::vector<RecordRef> records_;
+  std::vector<Entry> records_;
   std::vector<std::unique_ptr<uint8_t[]>> arena_;  // blocks holding copied records
 };
 

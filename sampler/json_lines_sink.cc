@@ -22,20 +22,21 @@ JsonLinesSink::~JsonLinesSink() { Flush().IgnoreError(); }
 absl::Status JsonLinesSink::Begin(const EventTable&) { return absl::OkStatus(); }
 
 absl::Status JsonLinesSink::Write(const RecordView& rec, const EventInfo* event) {
-  const EventFormat no_format;
-  absl::StatusOr<Record> record =
-      DecodeRecord(rec.bytes, rec.size, event != nullptr ? event->format : no_format);
-  if (record.ok()) {
-    AppendJsonLine(*record, event, &buffer_);
+  static const EventFormat kNoFormat;
+  // Decoded in place into a reused Record: no per-record copy or allocation.
+  const absl::Status decoded =
+      DecodeRecord(rec.bytes, rec.size, event != nullptr ? event->format : kNoFormat, &record_);
+  if (decoded.ok()) {
+    AppendJsonLine(record_, event, &buffer_);
   } else {
     // Cold path: keep the stream honest about the record it cannot show.
     ++malformed_records_;
-    if (first_malformed_error_.empty()) first_malformed_error_ = std::string(record.status().message());
+    if (first_malformed_error_.empty()) first_malformed_error_ = std::string(decoded.message());
     nlohmann::json line = {{"type", "MALFORMED"},
                            {"type_id", rec.header->type},
                            {"misc", rec.header->misc},
                            {"size", rec.size},
-                           {"error", std::string(record.status().message())}};
+                           {"error", std::string(decoded.message())}};
     if (event != nullptr) line["event"] = event->name;
     absl::StrAppend(&buffer_, line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), "\n");
   }

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 
+#include "decode/record.h"
 #include "sampler/record_sink.h"
 
 namespace perfring {
@@ -42,6 +43,7 @@ class JsonLinesSink : public RecordSink {
   uint64_t bytes_written_ = 0;
   uint64_t malformed_records_ = 0;
   std::string first_malformed_error_;
+  Record record_;  // reused by every Write
 };
 
 }  // namespace perfring
