@@ -7,8 +7,8 @@
 # Without an argument it reuses (or records) $BENCH_DIR/perf.data
 # (default /tmp/perfring_bench): `perf record -a -e cpu-clock -c 20000` on
 # two busy loops for 12 s. Prints records/s for each tool and the ratios.
-# Uses `perfring dump` (//cli:perfring) when the CLI has it, else
-# //bench:dump_tool (the same perfdata::RunDump).
+# perfring dump renders on up to 4 threads by default; it is also timed with
+# --threads 1, since perf script is single-threaded.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -18,15 +18,9 @@ data="${1:-$bench_dir/perf.data}"
 perf=/usr/bin/perf
 
 # --- the dumper --------------------------------------------------------------
-if bazel build -c opt //cli:perfring >/dev/null 2>&1 &&
-   "$(bazel info -c opt bazel-bin 2>/dev/null)/cli/perfring" dump --help >/dev/null 2>&1; then
-  dumper=("$(bazel info -c opt bazel-bin 2>/dev/null)/cli/perfring" dump)
-  dumper_name="perfring dump"
-else
-  bazel build -c opt //bench:dump_tool >/dev/null 2>&1
-  dumper=("$(bazel info -c opt bazel-bin 2>/dev/null)/bench/dump_tool")
-  dumper_name="dump_tool (RunDump)"
-fi
+bazel build -c opt --config=quiet //cli:perfring >&2
+dumper=("$(bazel info -c opt bazel-bin 2>/dev/null)/cli/perfring" dump)
+dumper_name="perfring dump"
 
 # --- the input ---------------------------------------------------------------
 count_samples() { "${dumper[@]}" "$1" | grep -c '"type":"SAMPLE"' || true; }
@@ -53,24 +47,27 @@ time_cmd() {
     t0=$(date +%s.%N)
     "$@" >/dev/null 2>&1
     t1=$(date +%s.%N)
-    s=$(echo "$t1 - $t0" | bc -l)
-    if [[ -z "$best" ]] || (( $(echo "$s < $best" | bc -l) )); then best=$s; fi
+    s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
+    if [[ -z "$best" ]] || awk -v s="$s" -v b="$best" 'BEGIN { exit !(s < b) }'; then best=$s; fi
   done
   secs_of[$name]=$best
-  printf '%-44s %8.2f s %12.0f samples/s\n' "$name" "$best" "$(echo "$samples / $best" | bc -l)"
+  printf '%-44s %8.2f s %12.0f samples/s\n' "$name" "$best" \
+    "$(awk -v n="$samples" -v s="$best" 'BEGIN { print n / s }')"
 }
 
 json_out="$bench_dir/convert.json"
 fields=time,pid,tid,cpu,ip,period,event
 time_cmd "$dumper_name (JSON Lines)" "${dumper[@]}" "$data"
+time_cmd "$dumper_name --threads 1 (JSON Lines)" "${dumper[@]}" --threads 1 "$data"
 time_cmd "$dumper_name --format perf-json" "${dumper[@]}" --format perf-json "$data"
 time_cmd "perf script -F $fields -G" "$perf" script -i "$data" -F "$fields" -G --ns
 time_cmd "perf script (default fields)" "$perf" script -i "$data"
 time_cmd "perf data convert --to-json" "$perf" data convert -f --to-json "$json_out" -i "$data"
 rm -f "$json_out"
 
-ratio() { echo "scale=1; ${secs_of[$1]} / ${secs_of[$2]}" | bc -l; }
+ratio() { awk -v a="${secs_of[$1]}" -v b="${secs_of[$2]}" 'BEGIN { printf "%.1f", a / b }'; }
 echo "ratios (time of peer / time of ours):"
 echo "  perf script -F $fields -G  / dump JSON Lines: $(ratio "perf script -F $fields -G" "$dumper_name (JSON Lines)")x"
+echo "  perf script -F $fields -G  / dump --threads 1: $(ratio "perf script -F $fields -G" "$dumper_name --threads 1 (JSON Lines)")x"
 echo "  perf script (default)      / dump JSON Lines: $(ratio "perf script (default fields)" "$dumper_name (JSON Lines)")x"
 echo "  perf data convert --to-json / dump perf-json: $(ratio "perf data convert --to-json" "$dumper_name --format perf-json")x"

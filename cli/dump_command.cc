@@ -16,7 +16,7 @@ int DumpCommand(const std::vector<std::string>& args) {
   bool input_set = false;
   using A = OptionSpec::Arg;
   ArgParser p(
-      "perfring dump [FILE|-] [--sort file|time] [--header] [--format jsonl|perf-json] [-o OUT]");
+      "perfring dump [FILE|-] [--sort file|time] [--header] [--format jsonl|perf-json] [--threads N] [-o OUT]");
   p.Add({'i', "input", A::kRequired, "FILE", "input file (default perf.data; - = stdin)",
          [&](absl::string_view v) {
            options.path = std::string(v);
@@ -41,6 +41,14 @@ int DumpCommand(const std::vector<std::string>& args) {
            if (v == "jsonl") options.format = perfdata::DumpOptions::Format::kJsonLines;
            else if (v == "perf-json") options.format = perfdata::DumpOptions::Format::kPerfJson;
            else return absl::InvalidArgumentError("expected 'jsonl' or 'perf-json'");
+           return absl::OkStatus();
+         }});
+  p.Add({0, "threads", A::kRequired, "N", "render on N threads (default: one per CPU, at most 4)",
+         [&](absl::string_view v) {
+           uint64_t n = 0;
+           if (absl::Status s = ParseUint64(v, &n); !s.ok()) return s;
+           if (n == 0 || n > 64) return absl::InvalidArgumentError("must be 1 to 64");
+           options.threads = static_cast<int>(n);
            return absl::OkStatus();
          }});
   p.Add({'o', "output", A::kRequired, "OUT", "write here instead of stdout",
