@@ -38,15 +38,23 @@ constexpr uint64_t kSampleIdBits = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAM
 
 constexpr uint32_t kHeaderSize = sizeof(perf_event_header);
 
+// "<TYPE NAME>: <what>". Out of line: the name is looked up only on errors.
+ABSL_ATTRIBUTE_NOINLINE absl::Status TypeError(uint32_t type, std::string_view what) {
+  return absl::InvalidArgumentError(absl::StrFormat("%s: %s", RecordTypeName(type), what));
+}
+
 // Reads fields front to back from [begin, end) of one record, every read
 // checked against `end`. Errors name the record type, the offset inside the
 // record and what did not fit.
+//
+// Speed: the error paths are out of line and take the reader by value, so a
+// reader's address never escapes and the compiler keeps its position in a
+// register (DecodeRecord is flattened: see there).
 class FieldReader {
  public:
   FieldReader(const uint8_t* record, uint32_t begin, uint32_t end, uint32_t record_size,
-              std::string_view type_name)
-      : record_(record), pos_(begin), end_(end), record_size_(record_size),
-        type_name_(type_name) {}
+              uint32_t type)
+      : record_(record), pos_(begin), end_(end), record_size_(record_size), type_(type) {}
 
   uint32_t offset() const { return pos_; }
   const uint8_t* cursor() const { return record_ + pos_; }
@@ -121,9 +129,7 @@ class FieldReader {
     return absl::OkStatus();
   }
 
-  ABSL_ATTRIBUTE_NOINLINE absl::Status Error(std::string_view what) const {
-    return absl::InvalidArgumentError(absl::StrFormat("%s: %s", type_name_, what));
-  }
+  absl::Status Error(std::string_view what) const { return TypeError(type_, what); }
 
  private:
   std::string LimitDescription() const {
@@ -132,22 +138,29 @@ class FieldReader {
                            record_size_, record_size_ - end_);
   }
 
-  ABSL_ATTRIBUTE_NOINLINE absl::Status FieldError(const char* what, uint32_t size) const {
-    return Error(absl::StrFormat("%s (%u bytes) at offset %u exceeds %s", what, size, pos_,
-                                 LimitDescription()));
+  absl::Status FieldError(const char* what, uint32_t size) const {
+    return FieldErrorOf(*this, what, size);
+  }
+  ABSL_ATTRIBUTE_NOINLINE static absl::Status FieldErrorOf(FieldReader r, const char* what,
+                                                           uint32_t size) {
+    return r.Error(absl::StrFormat("%s (%u bytes) at offset %u exceeds %s", what, size, r.pos_,
+                                   r.LimitDescription()));
   }
 
-  ABSL_ATTRIBUTE_NOINLINE absl::Status CountError(const char* what, const char* kind,
-                                                  uint64_t count) const {
-    return Error(absl::StrFormat("%s %s %u at offset %u exceeds %s", what, kind, count, pos_,
-                                 LimitDescription()));
+  absl::Status CountError(const char* what, const char* kind, uint64_t count) const {
+    return CountErrorOf(*this, what, kind, count);
+  }
+  ABSL_ATTRIBUTE_NOINLINE static absl::Status CountErrorOf(FieldReader r, const char* what,
+                                                           const char* kind, uint64_t count) {
+    return r.Error(absl::StrFormat("%s %s %u at offset %u exceeds %s", what, kind, count, r.pos_,
+                                   r.LimitDescription()));
   }
 
   const uint8_t* record_;
   uint32_t pos_;
   uint32_t end_;
   uint32_t record_size_;
-  std::string_view type_name_;
+  uint32_t type_;  // header.type, for the messages
 };
 
 int Popcount(uint64_t v) { return __builtin_popcountll(v); }
@@ -198,17 +211,16 @@ absl::Status ReadRegs(FieldReader& r, const char* abi_name, const char* regs_nam
 // The sample_id trailer sits at the end of the record; its size depends only
 // on sample_type, so it is parsed from size - trailer_size (perf parses it
 // backward from header.size for the same reason: bodies are variable-length).
-absl::Status ReadSampleId(const uint8_t* bytes, uint32_t size, std::string_view type_name,
+absl::Status ReadSampleId(const uint8_t* bytes, uint32_t size, uint32_t type,
                           uint64_t sample_type, SampleId* out) {
   const uint64_t bits = sample_type & kSampleIdBits;
   const uint32_t trailer = 8 * Popcount(bits);
   if (trailer > size - kHeaderSize) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%s: sample_id trailer of %u bytes after the header at offset %u "
-                        "exceeds record size %u",
-                        type_name, trailer, kHeaderSize, size));
+    return TypeError(type, absl::StrFormat("sample_id trailer of %u bytes after the header at "
+                                           "offset %u exceeds record size %u",
+                                           trailer, kHeaderSize, size));
   }
-  FieldReader r(bytes, size - trailer, size, size, type_name);
+  FieldReader r(bytes, size - trailer, size, size, type);
   out->sample_type = bits;
   out->size = trailer;
   // The reads below cannot fail: the trailer's size was checked above.
@@ -285,6 +297,10 @@ absl::Status DecodeSample(FieldReader& r, const EventFormat& fmt, Sample* s) {
     PR_RETURN_IF_ERROR(r.Read("cpu res", &s->cpu_res));
   }
   if (t & PERF_SAMPLE_PERIOD) PR_RETURN_IF_ERROR(r.Read("period", &s->period));
+  if (!(t & kSampleFieldsAfterPeriod)) {
+    s->parsed_size = r.offset();
+    return absl::OkStatus();
+  }
   if (t & PERF_SAMPLE_READ) PR_RETURN_IF_ERROR(ReadReadFormat(r, fmt.read_format, &s->read));
   if (t & PERF_SAMPLE_CALLCHAIN) {
     uint64_t nr = 0;
@@ -726,8 +742,10 @@ bool IsKnownUserType(uint32_t type) {
 
 }  // namespace
 
-absl::Status DecodeRecord(const uint8_t* bytes, uint32_t size, const EventFormat& fmt,
-                          Record* out) {
+// Flattened (every call in it inlined, recursively, but the out-of-line error
+// paths) so that the FieldReaders live in registers (see FieldReader).
+__attribute__((flatten)) absl::Status DecodeRecord(const uint8_t* bytes, uint32_t size,
+                                                   const EventFormat& fmt, Record* out) {
   if (ABSL_PREDICT_FALSE(size < kHeaderSize)) {
     return absl::InvalidArgumentError(
         absl::StrFormat("record of %u bytes is shorter than its 8-byte header", size));
@@ -738,35 +756,34 @@ absl::Status DecodeRecord(const uint8_t* bytes, uint32_t size, const EventFormat
   rec.sample_id = SampleId();
   const uint32_t type = rec.header.type;
   const uint32_t record_size = rec.header.size;
-  const std::string_view name = RecordTypeName(type);
   if (ABSL_PREDICT_FALSE(record_size < kHeaderSize || record_size > size)) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: header size %u at offset 6 is outside [8, %u] (the bytes available)", name,
-        record_size, size));
+    return TypeError(type, absl::StrFormat(
+                               "header size %u at offset 6 is outside [8, %u] (the bytes available)",
+                               record_size, size));
   }
 
   if (type == PERF_RECORD_SAMPLE || IsKnownKernelType(type)) {
     // The kernel writes every record 8-byte aligned (perf_output_begin warns
     // on size & 7); an unaligned size means we are not looking at a record.
     if (ABSL_PREDICT_FALSE(record_size % 8 != 0)) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s: header size %u at offset 6 is not a multiple of 8", name, record_size));
+      return TypeError(type, absl::StrFormat("header size %u at offset 6 is not a multiple of 8",
+                                             record_size));
     }
     if (type == PERF_RECORD_SAMPLE) {
-      FieldReader r(bytes, kHeaderSize, record_size, record_size, name);
+      FieldReader r(bytes, kHeaderSize, record_size, record_size, type);
       return DecodeSample(r, fmt, &rec.body.emplace<Sample>());
     }
     uint32_t body_end = record_size;
     if (fmt.sample_id_all) {
-      PR_RETURN_IF_ERROR(ReadSampleId(bytes, record_size, name, fmt.sample_type, &rec.sample_id));
+      PR_RETURN_IF_ERROR(ReadSampleId(bytes, record_size, type, fmt.sample_type, &rec.sample_id));
       body_end -= rec.sample_id.size;
     }
-    FieldReader r(bytes, kHeaderSize, body_end, record_size, name);
+    FieldReader r(bytes, kHeaderSize, body_end, record_size, type);
     return DecodeKernelBody(type, rec.header.misc, r, fmt, &rec.body);
   }
 
   if (IsKnownUserType(type)) {
-    FieldReader r(bytes, kHeaderSize, record_size, record_size, name);
+    FieldReader r(bytes, kHeaderSize, record_size, record_size, type);
     if (type == kRecordHeaderAttr) return DecodeHeaderAttr(r, &rec.body.emplace<HeaderAttrRecord>());
     return DecodeUserBody(type, rec.header.misc, r, &rec.body);
   }

@@ -1,5 +1,7 @@
 #include "decode/event_table.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <utility>
 
 #include "decode/record_type.h"
@@ -36,14 +38,52 @@ int TrailerIdPosition(uint64_t sample_type) {
 
 int EventTable::Add(EventInfo info) {
   const int index = static_cast<int>(events_.size());
-  for (uint64_t id : info.ids) index_by_id_[id] = index;
+  if (index == 0) {
+    // perf requires every event to share the id position; the first event's
+    // format defines it (evlist->id_pos / is_pos).
+    const int sample_pos = SampleIdPosition(info.format.sample_type);
+    sample_id_offset_ =
+        sample_pos < 0 ? -1 : static_cast<int>(sizeof(perf_event_header)) + 8 * sample_pos;
+    const int trailer_pos = TrailerIdPosition(info.format.sample_type);
+    trailer_id_back_ = !info.format.sample_id_all || trailer_pos < 0 ? -1 : 8 * trailer_pos;
+  }
+  for (uint64_t id : info.ids) IndexId(id, index);
   events_.push_back(std::move(info));
   return index;
 }
 
 void EventTable::AddId(uint64_t id, int index) {
   events_[index].ids.push_back(id);
+  IndexId(id, index);
+}
+
+void EventTable::IndexId(uint64_t id, int index) {
   index_by_id_[id] = index;
+  if (!dense_usable_) return;
+  const bool first = dense_index_.empty();
+  const uint64_t low = first ? id : std::min(id, dense_base_);
+  const uint64_t high = first ? id : std::max(id, dense_base_ + (dense_index_.size() - 1));
+  const uint64_t span = high - low + 1;
+  if (span > kMaxDenseSpan && span > 4 * index_by_id_.size()) {
+    // Too spread out: hash lookups from now on (ids are only ever added).
+    dense_usable_ = false;
+    dense_index_.clear();
+    return;
+  }
+  if (!first && low < dense_base_) dense_index_.insert(dense_index_.begin(), dense_base_ - low, -1);
+  dense_base_ = low;
+  dense_index_.resize(span, -1);
+  dense_index_[id - low] = index;
+}
+
+int EventTable::IndexOf(uint64_t id) const {
+  if (dense_usable_) {
+    // Unsigned: ids below dense_base_ wrap to large offsets and miss.
+    const uint64_t offset = id - dense_base_;
+    return offset < dense_index_.size() ? dense_index_[offset] : -1;
+  }
+  auto it = index_by_id_.find(id);
+  return it == index_by_id_.end() ? -1 : it->second;
 }
 
 const EventInfo* EventTable::Resolve(const uint8_t* record, uint32_t size) const {
@@ -52,29 +92,23 @@ const EventInfo* EventTable::Resolve(const uint8_t* record, uint32_t size) const
   if (events_.size() == 1) return first;
   if (size < sizeof(perf_event_header)) return nullptr;
 
-  // perf requires every event to share the id position; the first event's
-  // format defines it (evlist->id_pos / is_pos).
-  const EventFormat& fmt = first->format;
   const uint32_t type = LoadUnaligned<uint32_t>(record);
   uint64_t offset = 0;
   if (type == PERF_RECORD_SAMPLE) {
-    const int pos = SampleIdPosition(fmt.sample_type);
-    if (pos < 0) return first;
-    offset = sizeof(perf_event_header) + 8 * static_cast<uint64_t>(pos);
+    if (sample_id_offset_ < 0) return first;
+    offset = static_cast<uint64_t>(sample_id_offset_);
   } else {
     // perf.data's own records and records without a trailer carry no id.
-    if (type >= kFirstUserRecordType || !fmt.sample_id_all) return first;
-    const int pos = TrailerIdPosition(fmt.sample_type);
-    if (pos < 0) return first;
-    const uint64_t back = 8 * static_cast<uint64_t>(pos);
+    if (type >= kFirstUserRecordType || trailer_id_back_ < 0) return first;
+    const uint64_t back = static_cast<uint64_t>(trailer_id_back_);
     if (back > size - sizeof(perf_event_header)) return nullptr;
     offset = size - back;
   }
   if (offset + 8 > size) return nullptr;
   const uint64_t id = LoadUnaligned<uint64_t>(record + offset);
   if (id == 0) return first;  // perf's synthesized records: zeroed ids
-  auto it = index_by_id_.find(id);
-  return it == index_by_id_.end() ? nullptr : &events_[it->second];
+  const int index = IndexOf(id);
+  return index < 0 ? nullptr : &events_[index];
 }
 
 }  // namespace perfring

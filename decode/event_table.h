@@ -53,8 +53,30 @@ class EventTable {
   const EventInfo* Resolve(const uint8_t* record, uint32_t size) const;
 
  private:
+  // Ids that span at most this many values (or 4 per id) get a dense index.
+  static constexpr uint64_t kMaxDenseSpan = 4096;
+
+  // Registers id -> index in index_by_id_ and, while the ids stay close
+  // together, in dense_index_.
+  void IndexId(uint64_t id, int index);
+  // The index of the event registered with `id`, or -1.
+  int IndexOf(uint64_t id) const;
+
   std::deque<EventInfo> events_;
   absl::flat_hash_map<uint64_t, int> index_by_id_;
+  // The kernel numbers events from one global counter, so the ids of one
+  // session are (nearly) consecutive: then the event index of id is
+  // dense_index_[id - dense_base_] (-1 for the holes), an array lookup
+  // instead of a hash lookup per record. Once the ids are too spread out,
+  // dense_usable_ is false and index_by_id_ is used instead.
+  bool dense_usable_ = true;
+  uint64_t dense_base_ = 0;
+  std::vector<int> dense_index_;
+  // Where records carry their id, from the first event's format (set by the
+  // first Add): the byte offset in a SAMPLE, and the bytes back from the
+  // end of a sample_id trailer; -1 when there is none.
+  int sample_id_offset_ = -1;
+  int trailer_id_back_ = -1;
 };
 
 }  // namespace perfring

@@ -14,32 +14,63 @@ namespace {
 // Constants newer than the 6.1 uapi headers.
 constexpr uint64_t kContextUserDeferred = static_cast<uint64_t>(-640);  // 6.18
 
-// "00".."99", for two digits per division.
-constexpr char kDigitPairs[] =
-    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-    "8081828384858687888990919293949596979899";
 constexpr char kHexDigits[] = "0123456789abcdef";
 
-// A streaming JSON writer: output goes through a fixed stack buffer that is
+// The digit writers below build several digits in one 64-bit word and store
+// it with memcpy: the first digit must be its lowest byte.
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "digit words assume a little-endian host");
+
+// Bytes a JSON string may hold as they are: printable ASCII but '"' and '\\'.
+// (0x80 and up are UTF-8, validated sequence by sequence.)
+struct PlainByteTable {
+  bool plain[256] = {};
+  constexpr PlainByteTable() {
+    for (int c = 0x20; c < 0x80; ++c) plain[c] = c != '"' && c != '\\';
+  }
+};
+constexpr PlainByteTable kPlainByte;
+
+// The scratch space a JsonSink writes through (see JsonSink, "Speed").
+struct JsonBuffer {
+  static constexpr size_t kCapacity = 4096;
+  char bytes[kCapacity];
+};
+
+// A streaming JSON writer: output goes through a fixed buffer that is
 // appended to the string when full and at the end, so a record costs one or
 // a few appends and no allocation once the string has capacity. Commas are
 // inserted by Key() and array elements from the `need_comma_` state.
+//
+// Speed: a typical record is a dozen fields of a few bytes each, so the
+// per-field overhead dominates. The small primitives are forced inline, the
+// rare paths (Flush, long strings) are out of line and take no pointer to
+// the sink, and the buffer is a separate object: so when a whole rendering
+// is inlined into one function (AppendJsonLine), the sink never escapes and
+// the compiler keeps its state in registers. Then the stores of text cannot
+// clobber the cursor, and `need_comma_` is a constant at most call sites
+// (after a Key, no comma; after a value, one), which folds the comma tests
+// away.
+#define JSON_INLINE ABSL_ATTRIBUTE_ALWAYS_INLINE inline
 class JsonSink {
  public:
-  explicit JsonSink(std::string* out) : out_(out) {}
+  // Writes through `buffer`; both must outlive the sink.
+  JsonSink(std::string* out, JsonBuffer* buffer)
+      : out_(out),
+        begin_(buffer->bytes),
+        cur_(buffer->bytes),
+        limit_(buffer->bytes + JsonBuffer::kCapacity) {}
   JsonSink(const JsonSink&) = delete;
   JsonSink& operator=(const JsonSink&) = delete;
-  ~JsonSink() { out_->append(buf_, n_); }
+  ~JsonSink() { out_->append(begin_, static_cast<size_t>(cur_ - begin_)); }
 
   // Object and array structure.
-  void BeginObject() { Separator(); Put('{'); need_comma_ = false; }
-  void EndObject() { Put('}'); need_comma_ = true; }
-  void BeginArray() { Separator(); Put('['); need_comma_ = false; }
-  void EndArray() { Put(']'); need_comma_ = true; }
+  JSON_INLINE void BeginObject() { Separator(); Put('{'); need_comma_ = false; }
+  JSON_INLINE void EndObject() { Put('}'); need_comma_ = true; }
+  JSON_INLINE void BeginArray() { Separator(); Put('['); need_comma_ = false; }
+  JSON_INLINE void EndArray() { Put(']'); need_comma_ = true; }
 
   // Ends the JSON Lines record.
-  void EndLine() {
+  JSON_INLINE void EndLine() {
     Put('\n');
     need_comma_ = false;
   }
@@ -47,7 +78,7 @@ class JsonSink {
   // `"key":` (with a leading comma when needed). `key` is a literal that
   // needs no escaping.
   template <size_t N>
-  void Key(const char (&key)[N]) {
+  JSON_INLINE void Key(const char (&key)[N]) {
     char* p = Reserve(N + 3);
     if (need_comma_) *p++ = ',';
     *p++ = '"';
@@ -59,41 +90,46 @@ class JsonSink {
     need_comma_ = false;
   }
 
-  void U64(uint64_t v) {
+  JSON_INLINE void U64(uint64_t v) {
     char* p = Reserve(21);
     if (need_comma_) *p++ = ',';
-    Commit(FormatDecimal(v, p));
+    Commit(Decimal(v, p));
     need_comma_ = true;
   }
-  void I64(int64_t v) {
-    char* p = Reserve(22);
+  JSON_INLINE void I64(int64_t v) {
+    char* p = Reserve(1 + kMaxI64Text);
     if (need_comma_) *p++ = ',';
-    if (v < 0) {
-      *p++ = '-';
-      Commit(FormatDecimal(0 - static_cast<uint64_t>(v), p));
-    } else {
-      Commit(FormatDecimal(static_cast<uint64_t>(v), p));
-    }
+    Commit(FormatI64(v, p));
     need_comma_ = true;
+  }
+
+  // Bytes FormatI64 may write: a sign and 20 digits.
+  static constexpr size_t kMaxI64Text = 21;
+  // Writes v in decimal at p[0, kMaxI64Text) and returns the end of the
+  // number (the bytes after it are garbage).
+  static JSON_INLINE char* FormatI64(int64_t v, char* p) {
+    if (v < 0) *p++ = '-';
+    // 0 - v in unsigned arithmetic: |v|, also for INT64_MIN.
+    return Decimal(v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v), p);
   }
   // "0x<lower-case hex, no leading zeros>"
-  void Hex(uint64_t v) {
+  JSON_INLINE void Hex(uint64_t v) {
+    // ,"0x + 16 digits + ": 16 digits are always stored (see below).
     char* p = Reserve(21);
     if (need_comma_) *p++ = ',';
-    *p++ = '"';
-    *p++ = '0';
-    *p++ = 'x';
+    std::memcpy(p, "\"0x", 3);
+    p += 3;
     const int digits = v == 0 ? 1 : (67 - __builtin_clzll(v)) / 4;
-    for (int i = digits - 1; i >= 0; --i) {
-      p[i] = kHexDigits[v & 0xf];
-      v >>= 4;
-    }
+    // Shift the leading digit to the top nibble, store all 16 digits and
+    // keep the first `digits` of them; the bytes after are overwritten next
+    // (Reserve gave room for them).
+    StoreHex16(v << (4 * (16 - digits)), p);
     p += digits;
     *p++ = '"';
     Commit(p);
     need_comma_ = true;
   }
-  void Bool(bool v) {
+  JSON_INLINE void Bool(bool v) {
     if (v) {
       Literal("true", 4);
     } else {
@@ -109,13 +145,17 @@ class JsonSink {
   }
 
   // A string known to need no escaping (names from our own tables).
-  void PlainString(std::string_view s) {
+  JSON_INLINE void PlainString(std::string_view s) {
     Separator();
     Put('"');
     Append(s.data(), s.size());
     Put('"');
     need_comma_ = true;
   }
+
+  // JSON text made elsewhere (e.g. a value rendered once and reused), as a
+  // value: comma handling as for any value.
+  JSON_INLINE void RawValue(std::string_view json) { Literal(json.data(), json.size()); }
 
   // Bytes as lower-case hex digits in a JSON string (no "0x").
   void HexBytes(ByteView bytes) {
@@ -148,7 +188,7 @@ class JsonSink {
     while (p < end) {
       // Copy the longest run of plain printable ASCII in one go.
       const uint8_t* run = p;
-      while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\') ++p;
+      while (p < end && kPlainByte.plain[*p]) ++p;
       if (p != run) Append(reinterpret_cast<const char*>(run), static_cast<size_t>(p - run));
       if (p == end) break;
       const uint8_t c = *p;
@@ -171,87 +211,145 @@ class JsonSink {
   }
 
  private:
-  static constexpr size_t kCapacity = 4096;
+  static constexpr size_t kCapacity = JsonBuffer::kCapacity;
 
   // Returns space for `n` (<= kCapacity) bytes, flushing first if needed.
-  char* Reserve(size_t n) {
-    if (ABSL_PREDICT_FALSE(n_ + n > kCapacity)) Flush();
-    return buf_ + n_;
+  JSON_INLINE char* Reserve(size_t n) {
+    if (ABSL_PREDICT_FALSE(static_cast<size_t>(limit_ - cur_) < n)) Flush();
+    return cur_;
   }
-  void Commit(char* end) { n_ = static_cast<size_t>(end - buf_); }
-  void Flush() {
-    out_->append(buf_, n_);
-    n_ = 0;
+  JSON_INLINE void Commit(char* end) { cur_ = end; }
+  JSON_INLINE void Flush() { cur_ = AppendAndRewind(out_, begin_, cur_); }
+  // Appends [begin, end) to *out; returns begin.
+  ABSL_ATTRIBUTE_NOINLINE static char* AppendAndRewind(std::string* out, char* begin,
+                                                       const char* end) {
+    out->append(begin, static_cast<size_t>(end - begin));
+    return begin;
   }
-  void Put(char c) { *Reserve(1) = c; ++n_; }
-  void Append(const char* s, size_t len) {
+  JSON_INLINE void Put(char c) { *Reserve(1) = c; ++cur_; }
+  JSON_INLINE void Append(const char* s, size_t len) {
     if (ABSL_PREDICT_FALSE(len > kCapacity / 2)) {
-      Flush();
-      out_->append(s, len);
+      cur_ = AppendLong(out_, begin_, cur_, s, len);
       return;
     }
     char* p = Reserve(len);
-    // Names, numbers and most strings are short: a byte loop beats a call
-    // to memcpy for them.
+    // Names and most strings are short: two overlapping fixed-size copies
+    // beat a call to memcpy (or a byte loop) for them.
     if (len <= 16) {
-      for (size_t i = 0; i < len; ++i) p[i] = s[i];
+      CopyShort(p, s, len);
     } else {
       std::memcpy(p, s, len);
     }
-    n_ += len;
+    cur_ += len;
   }
-  void Separator() {
+  // Appends [begin, end) and then the long string s to *out; returns begin.
+  ABSL_ATTRIBUTE_NOINLINE static char* AppendLong(std::string* out, char* begin, const char* end,
+                                                  const char* s, size_t len) {
+    out->append(begin, static_cast<size_t>(end - begin));
+    out->append(s, len);
+    return begin;
+  }
+
+  // Copies len <= 16 bytes: a head and a tail copy of the largest power of
+  // two <= len, which overlap so that together they cover all len bytes.
+  static JSON_INLINE void CopyShort(char* p, const char* s, size_t len) {
+    if (len >= 8) {
+      std::memcpy(p, s, 8);
+      std::memcpy(p + len - 8, s + len - 8, 8);
+    } else if (len >= 4) {
+      std::memcpy(p, s, 4);
+      std::memcpy(p + len - 4, s + len - 4, 4);
+    } else if (len > 0) {
+      p[0] = s[0];
+      p[len / 2] = s[len / 2];
+      p[len - 1] = s[len - 1];
+    }
+  }
+  JSON_INLINE void Separator() {
     if (need_comma_) Put(',');
   }
-  void Literal(const char* s, size_t len) {
+  JSON_INLINE void Literal(const char* s, size_t len) {
     Separator();
     Append(s, len);
     need_comma_ = true;
   }
 
-  static int DecimalDigits(uint64_t v) {
-    int n = 1;
-    for (;;) {
-      if (v < 10) return n;
-      if (v < 100) return n + 1;
-      if (v < 1000) return n + 2;
-      if (v < 10000) return n + 3;
-      v /= 10000;
-      n += 4;
+  // Writes v's decimal digits at p and returns their end; may write up to
+  // 20 bytes (callers reserve them). Single digits, the most common
+  // numbers (misc, cpu), are written inline; the rest out of line.
+  static JSON_INLINE char* Decimal(uint64_t v, char* p) {
+    if (v < 10) {
+      *p = static_cast<char>('0' + v);
+      return p + 1;
     }
+    if (v < kTenTo8) return DecimalBelow1e8(static_cast<uint32_t>(v), p);
+    return DecimalAbove1e8(v, p);
   }
 
-  // Writes v's digits in place from the end: eight digits at a time in
-  // 32-bit arithmetic (cheaper than 64-bit division), two per table lookup.
-  static char* FormatDecimal(uint64_t v, char* out) {
-    char* end = out + DecimalDigits(v);
-    char* q = end;
-    while (v >= 100000000) {
-      uint32_t low = static_cast<uint32_t>(v % 100000000);
-      v /= 100000000;
-      for (int i = 0; i < 4; ++i) {
-        const uint32_t r = low % 100;
-        low /= 100;
-        q -= 2;
-        q[0] = kDigitPairs[2 * r];
-        q[1] = kDigitPairs[2 * r + 1];
-      }
-    }
-    uint32_t w = static_cast<uint32_t>(v);
-    while (w >= 100) {
-      const uint32_t r = w % 100;
-      w /= 100;
-      q -= 2;
-      q[0] = kDigitPairs[2 * r];
-      q[1] = kDigitPairs[2 * r + 1];
-    }
-    if (w >= 10) {
-      q[-2] = kDigitPairs[2 * w];
-      q[-1] = kDigitPairs[2 * w + 1];
-    } else {
-      q[-1] = static_cast<char>('0' + w);
-    }
-    return end;
+  static constexpr uint64_t kTenTo8 = 100000000;
+
+  // 0 < v < 10^8: the 8-digit block without its leading zero digits, which
+  // are its low zero bytes (the block is not 0). Writes 8 bytes; the ones
+  // past the returned end are garbage to be overwritten.
+  ABSL_ATTRIBUTE_NOINLINE static char* DecimalBelow1e8(uint32_t v, char* out) {
+    const uint64_t digits = DigitBytes8(v);
+    const int zeros = __builtin_ctzll(digits) / 8;
+    const uint64_t ascii = (digits >> (8 * zeros)) | 0x3030303030303030ULL;
+    std::memcpy(out, &ascii, 8);
+    return out + 8 - zeros;
+  }
+
+  // v >= 10^8: the digits above the last eight (at most 12 of them), then
+  // the last eight, zero-padded.
+  ABSL_ATTRIBUTE_NOINLINE static char* DecimalAbove1e8(uint64_t v, char* out) {
+    char* p = Decimal(v / kTenTo8, out);
+    const uint64_t ascii =
+        DigitBytes8(static_cast<uint32_t>(v % kTenTo8)) | 0x3030303030303030ULL;
+    std::memcpy(p, &ascii, 8);
+    return p + 8;
+  }
+
+  // The 8 decimal digits of v < 10^8 (zero-padded), one per byte as values
+  // 0-9, the most significant in the lowest byte (so that on little-endian
+  // hosts they are stored first). All digits at once (SWAR): v splits into
+  // two 4-digit halves in 32-bit lanes, each lane into two 2-digit parts in
+  // 16-bit lanes, each of those into two digits in bytes. Division by the
+  // constants 100 and 10 is a multiplication by 10486 / 2^20 and 103 / 2^10,
+  // exact for the lane values (< 10^4 and < 100), and no lane's product
+  // overflows into the next lane.
+  static JSON_INLINE uint64_t DigitBytes8(uint32_t v) {
+    // (Below 10^4 the high half is 0: no division needed.)
+    uint64_t x = v < 10000 ? static_cast<uint64_t>(v) << 32
+                           : (v / 10000) | (static_cast<uint64_t>(v % 10000) << 32);
+    const uint64_t hundreds = ((x * 10486) >> 20) & 0x0000007f0000007fULL;
+    x = ((x - 100 * hundreds) << 16) | hundreds;
+    const uint64_t tens = ((x * 103) >> 10) & 0x000f000f000f000fULL;
+    return ((x - 10 * tens) << 8) | tens;
+  }
+
+  // Stores the 16 hex digits of v, most significant first, at p[0..16).
+  static void StoreHex16(uint64_t v, char* p) {
+    const uint64_t high = HexDigitBytes(static_cast<uint32_t>(v >> 32));
+    const uint64_t low = HexDigitBytes(static_cast<uint32_t>(v));
+    std::memcpy(p, &high, 8);
+    std::memcpy(p + 8, &low, 8);
+  }
+
+  // The 8 hex digits of x as 8 ASCII bytes in memory order (the most
+  // significant digit first), computed for all digits at once (SWAR):
+  // spread the nibbles so that byte i holds nibble i, map 0-9 to '0'-'9' and
+  // 10-15 to 'a'-'f' in every byte, then reverse the bytes (little-endian:
+  // byte 0 is stored first).
+  static uint64_t HexDigitBytes(uint32_t x) {
+    uint64_t v = x;
+    v = (v | (v << 16)) & 0x0000ffff0000ffffULL;
+    v = (v | (v << 8)) & 0x00ff00ff00ff00ffULL;
+    v = (v | (v << 4)) & 0x0f0f0f0f0f0f0f0fULL;
+    // 1 in the bytes holding 10..15 (n + 6 carries into bit 4); no byte
+    // overflows into the next.
+    const uint64_t letters = ((v + 0x0606060606060606ULL) >> 4) & 0x0101010101010101ULL;
+    v += 0x3030303030303030ULL + letters * ('a' - '0' - 10);
+    return __builtin_bswap64(v);
   }
 
   void EscapeAscii(uint8_t c) {
@@ -277,7 +375,6 @@ class JsonSink {
     p[5] = kHexDigits[c & 0xf];
     Commit(p + 6);
   }
-
   // Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlongs,
   // no surrogates, nothing above U+10FFFF), or 0 if there is none.
   static size_t Utf8SequenceLength(const uint8_t* p, const uint8_t* end) {
@@ -301,10 +398,12 @@ class JsonSink {
   }
 
   std::string* out_;
-  char buf_[kCapacity];
-  size_t n_ = 0;
+  char* begin_;  // the buffer
+  char* cur_;    // end of the text not yet appended to *out_
+  char* limit_;  // end of the buffer
   bool need_comma_ = false;
 };
+#undef JSON_INLINE
 
 // ---------------------------------------------------------------------------
 // Pieces shared by several records.
@@ -461,17 +560,58 @@ void WriteSampleId(JsonSink& j, const SampleId& s) {
   j.EndObject();
 }
 
+// The names of the numbers 0..N-1 as JSON strings, rendered once (the
+// name functions stay the one list of names), to be copied as they are.
+template <size_t N>
+class JsonNameTable {
+ public:
+  template <typename NameOf>
+  explicit JsonNameTable(NameOf name_of) {
+    for (size_t i = 0; i < N; ++i) {
+      JsonBuffer buffer;
+      JsonSink(&json_[i], &buffer).PlainString(name_of(i));
+    }
+  }
+  std::string_view operator[](size_t i) const { return json_[i]; }
+
+ private:
+  std::string json_[N];
+};
+
+void WriteType(JsonSink& j, uint32_t type) {
+  constexpr uint32_t kTabled = 128;  // above every known type
+  static const JsonNameTable<kTabled> kTypes(
+      [](size_t t) { return RecordTypeName(static_cast<uint32_t>(t)); });
+  j.Key("type");
+  if (type < kTabled) {
+    j.RawValue(kTypes[type]);
+  } else {
+    j.PlainString(RecordTypeName(type));
+  }
+}
+
 void WriteCpumode(JsonSink& j, uint16_t misc) {
+  static const JsonNameTable<PERF_RECORD_MISC_CPUMODE_MASK + 1> kCpumodes(
+      [](size_t mode) { return CpumodeName(static_cast<uint16_t>(mode)); });
   j.Key("cpumode");
-  j.PlainString(CpumodeName(misc));
+  j.RawValue(kCpumodes[misc & PERF_RECORD_MISC_CPUMODE_MASK]);
 }
 
 void WritePidTid(JsonSink& j, uint32_t pid, uint32_t tid) {
   // The kernel's u32 pid/tid hold -1 for "none" (e.g. kernel maps).
+  char pid_text[JsonSink::kMaxI64Text];
+  const std::string_view pid_json(
+      pid_text, JsonSink::FormatI64(static_cast<int32_t>(pid), pid_text) - pid_text);
   j.Key("pid");
-  j.I64(static_cast<int32_t>(pid));
+  j.RawValue(pid_json);
   j.Key("tid");
-  j.I64(static_cast<int32_t>(tid));
+  if (tid == pid) {
+    // Single-threaded processes and main threads: the same text again,
+    // copied instead of formatted twice.
+    j.RawValue(pid_json);
+  } else {
+    j.I64(static_cast<int32_t>(tid));
+  }
 }
 
 void WriteCpuMapData(JsonSink& j, const CpuMapData& m) {
@@ -546,6 +686,7 @@ void WriteSample(JsonSink& j, uint16_t misc, const Sample& s) {
     j.Key("period");
     j.U64(s.period);
   }
+  if (!(t & kSampleFieldsAfterPeriod)) return;
   if (t & PERF_SAMPLE_READ) {
     j.Key("read");
     WriteReadData(j, s.read);
@@ -702,6 +843,60 @@ void WriteHeaderAttr(JsonSink& j, const HeaderAttrRecord& a) {
   for (size_t i = 0; i < a.ids.size(); ++i) j.U64(a.ids[i]);
   j.EndArray();
 }
+
+// Whether two strings are equal; for up to 16 bytes without a call to
+// memcmp: a head and a tail word of the largest power of two <= size, which
+// overlap (as in JsonSink::CopyShort).
+bool SameText(std::string_view a, std::string_view b) {
+  const size_t n = a.size();
+  if (n != b.size()) return false;
+  if (n > 16) return a == b;
+  const auto* x = reinterpret_cast<const uint8_t*>(a.data());
+  const auto* y = reinterpret_cast<const uint8_t*>(b.data());
+  if (n >= 8) {
+    return LoadUnaligned<uint64_t>(x) == LoadUnaligned<uint64_t>(y) &&
+           LoadUnaligned<uint64_t>(x + n - 8) == LoadUnaligned<uint64_t>(y + n - 8);
+  }
+  if (n >= 4) {
+    return LoadUnaligned<uint32_t>(x) == LoadUnaligned<uint32_t>(y) &&
+           LoadUnaligned<uint32_t>(x + n - 4) == LoadUnaligned<uint32_t>(y + n - 4);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (x[i] != y[i]) return false;
+  }
+  return true;
+}
+
+// Event names as JSON strings, escaped once per event instead of once per
+// record: the renderings of the last events seen, in a few slots chosen by
+// the EventInfo's address. A slot is reused only if it holds the same
+// EventInfo with the same name (an EventInfo may be renamed, or a new one
+// may take a freed one's address). Not thread-safe: one per thread.
+class EventNameCache {
+ public:
+  std::string_view Get(const EventInfo& event) {
+    // Fibonacci hashing of the address: its top bits pick the slot.
+    const uint64_t hash = (reinterpret_cast<uintptr_t>(&event) >> 3) * 0x9e3779b97f4a7c15ULL;
+    Slot& slot = slots_[hash >> (64 - kSlotBits)];
+    if (ABSL_PREDICT_FALSE(slot.event != &event || !SameText(slot.name, event.name))) {
+      slot.event = &event;
+      slot.name = event.name;
+      slot.json.clear();
+      JsonBuffer buffer;
+      JsonSink(&slot.json, &buffer).String(event.name);
+    }
+    return slot.json;
+  }
+
+ private:
+  static constexpr int kSlotBits = 2;
+  struct Slot {
+    const EventInfo* event = nullptr;
+    std::string name;  // event->name when `json` was rendered
+    std::string json;  // name as a JSON string
+  };
+  Slot slots_[1 << kSlotBits];
+};
 
 // One visitor per body struct; `rec` gives the header (misc, type).
 struct BodyWriter {
@@ -1102,21 +1297,38 @@ struct BodyWriter {
   }
 };
 
+// Calls writer(the alternative `body` holds). A chain of index tests instead
+// of std::visit, which dispatches through a table of function pointers that
+// the compiler cannot inline (see JsonSink, "Speed"); the compiler turns the
+// chain into a jump table.
+template <size_t I = 0>
+void VisitBody(BodyWriter& writer, const RecordBody& body) {
+  if constexpr (I < std::variant_size_v<RecordBody>) {
+    if (body.index() == I) return writer(*std::get_if<I>(&body));
+    VisitBody<I + 1>(writer, body);
+  }
+}
+
 }  // namespace
 
-void AppendJsonLine(const Record& rec, const EventInfo* event, std::string* out) {
-  JsonSink j(out);  // appends to *out when it goes out of scope
+// Flattened (every call in it inlined, recursively) so that the sink's state
+// lives in registers throughout (see JsonSink, "Speed").
+__attribute__((flatten)) void AppendJsonLine(const Record& rec, const EventInfo* event,
+                                             std::string* out) {
+  JsonBuffer buffer;  // not initialized: only the bytes written are read
+  JsonSink j(out, &buffer);  // appends to *out when it goes out of scope
   j.BeginObject();
-  j.Key("type");
-  j.PlainString(RecordTypeName(rec.type()));
+  WriteType(j, rec.type());
   // perf.data's own records belong to no event.
   if (event != nullptr && rec.type() < kFirstUserRecordType) {
+    thread_local EventNameCache names;
     j.Key("event");
-    j.String(event->name);
+    j.RawValue(names.Get(*event));
   }
   j.Key("misc");
   j.U64(rec.misc());
-  std::visit(BodyWriter{j, rec}, rec.body);
+  BodyWriter body_writer{j, rec};
+  VisitBody(body_writer, rec.body);
   if (rec.sample_id.present()) WriteSampleId(j, rec.sample_id);
   j.EndObject();
   j.EndLine();

@@ -36,8 +36,9 @@
 //  - Strings: JSON-escaped; bytes that are not valid UTF-8 become \u00XX.
 //
 // Hot path: a purpose-built streaming writer; no allocation beyond growing
-// `*out` (reuse one string across records to avoid even that). Thread-safe
-// for distinct `out` strings.
+// `*out` (reuse one string across records to avoid even that), except the
+// first time a thread meets an event: each thread keeps the escaped names of
+// the last few events it rendered. Thread-safe for distinct `out` strings.
 #ifndef PERFRING_DECODE_JSON_WRITER_H_
 #define PERFRING_DECODE_JSON_WRITER_H_
 

@@ -147,6 +147,14 @@ struct Sample {
   WeightStruct weight_struct() const;
 };
 
+// The sample_type bits of the fields the kernel writes after PERIOD (READ,
+// CALLCHAIN, RAW ... AUX, and any newer ones). Most samples have none of
+// them, so the decoder and the JSON writer test them only when one is there.
+inline constexpr uint64_t kSampleFieldsAfterPeriod =
+    ~uint64_t{PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+              PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
+              PERF_SAMPLE_PERIOD};
+
 // ---------------------------------------------------------------------------
 // Kernel records (types 1..22). Each may also carry Record::sample_id.
 

@@ -22,20 +22,21 @@ struct JsonLinesWriter::Batch {
   size_t arena_used = 0;
   std::string text;
   absl::Status status;  // the first record that did not decode
+  Record record;        // decoded in place, reused for every record of the batch
 
   void Render() {
     static const EventFormat kNoFormat;
     text.clear();
     status = absl::OkStatus();
     for (const RecordRef& ref : refs) {
-      absl::StatusOr<Record> rec =
-          DecodeRecord(ref.bytes, ref.size, ref.event ? ref.event->format : kNoFormat);
-      if (!rec.ok()) {
+      absl::Status s =
+          DecodeRecord(ref.bytes, ref.size, ref.event ? ref.event->format : kNoFormat, &record);
+      if (!s.ok()) {
         status = absl::InvalidArgumentError(
-            absl::StrFormat("offset 0x%x: %s", ref.offset, rec.status().message()));
+            absl::StrFormat("offset 0x%x: %s", ref.offset, s.message()));
         return;
       }
-      AppendJsonLine(*rec, ref.event, &text);
+      AppendJsonLine(record, ref.event, &text);
     }
   }
   void Clear() {

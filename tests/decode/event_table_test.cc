@@ -151,6 +151,51 @@ TEST(EventTable, AddIdRegistersALaterId) {
   EXPECT_STREQ(NameOf(table, rec), "second");
 }
 
+// A SAMPLE whose IDENTIFIER is `id` (the format of TwoEvents(kWithIdentifier)).
+std::vector<uint8_t> SampleWithId(uint64_t id) {
+  return RecordBuilder(PERF_RECORD_SAMPLE).U64(id).U64(0).U64(0).U64(0).Build();
+}
+
+TEST(EventTable, IdsFarApartAreResolved) {
+  // Too spread out for the dense index: looked up by hash.
+  EventTable table;
+  table.Add(Event("first", kWithIdentifier, {5}));
+  table.Add(Event("second", kWithIdentifier, {uint64_t{1} << 40, 7}));
+  EXPECT_STREQ(NameOf(table, SampleWithId(5)), "first");
+  EXPECT_STREQ(NameOf(table, SampleWithId(uint64_t{1} << 40)), "second");
+  EXPECT_STREQ(NameOf(table, SampleWithId(7)), "second");
+  EXPECT_STREQ(NameOf(table, SampleWithId(6)), "(null)");
+}
+
+TEST(EventTable, IdsBelowAndAboveTheFirstOnesAreResolved) {
+  EventTable table = TwoEvents(kWithIdentifier);  // 11, 12 and 21
+  table.AddId(3, 1);
+  table.AddId(40, 0);
+  EXPECT_STREQ(NameOf(table, SampleWithId(3)), "second");
+  EXPECT_STREQ(NameOf(table, SampleWithId(11)), "first");
+  EXPECT_STREQ(NameOf(table, SampleWithId(21)), "second");
+  EXPECT_STREQ(NameOf(table, SampleWithId(40)), "first");
+  // Holes and ids just outside the range.
+  for (uint64_t id : {2, 4, 13, 39, 41}) {
+    EXPECT_STREQ(NameOf(table, SampleWithId(id)), "(null)") << id;
+  }
+}
+
+TEST(EventTable, ALaterRegistrationOfAnIdWins) {
+  EventTable table = TwoEvents(kWithIdentifier);
+  table.AddId(11, 1);
+  EXPECT_STREQ(NameOf(table, SampleWithId(11)), "second");
+}
+
+TEST(EventTable, ACopyResolvesToItsOwnEvents) {
+  EventTable original = TwoEvents(kWithIdentifier);
+  const EventTable copy = original;
+  const std::vector<uint8_t> rec = SampleWithId(21);
+  const EventInfo* e = copy.Resolve(rec.data(), rec.size());
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e, &copy.at(1));
+}
+
 TEST(EventTable, EventsStayAtTheirAddressWhenMoreAreAdded) {
   EventTable table;
   table.Add(Event("first", kWithIdentifier, {11}));
