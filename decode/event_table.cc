@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "absl/base/optimization.h"
 #include "decode/record_type.h"
 #include "decode/views.h"
 
@@ -36,8 +37,15 @@ int TrailerIdPosition(uint64_t sample_type) {
 
 }  // namespace
 
+EventTable::Events& EventTable::Events::operator=(const Events& other) {
+  if (this == &other) return *this;
+  list.clear();
+  for (const auto& e : other.list) list.push_back(std::make_unique<EventInfo>(*e));
+  return *this;
+}
+
 int EventTable::Add(EventInfo info) {
-  const int index = static_cast<int>(events_.size());
+  const int index = static_cast<int>(events_.list.size());
   if (index == 0) {
     // perf requires every event to share the id position; the first event's
     // format defines it (evlist->id_pos / is_pos).
@@ -48,12 +56,12 @@ int EventTable::Add(EventInfo info) {
     trailer_id_back_ = !info.format.sample_id_all || trailer_pos < 0 ? -1 : 8 * trailer_pos;
   }
   for (uint64_t id : info.ids) IndexId(id, index);
-  events_.push_back(std::move(info));
+  events_.list.push_back(std::make_unique<EventInfo>(std::move(info)));
   return index;
 }
 
 void EventTable::AddId(uint64_t id, int index) {
-  events_[index].ids.push_back(id);
+  events_.list[index]->ids.push_back(id);
   IndexId(id, index);
 }
 
@@ -76,20 +84,25 @@ void EventTable::IndexId(uint64_t id, int index) {
   dense_index_[id - low] = index;
 }
 
-int EventTable::IndexOf(uint64_t id) const {
-  if (dense_usable_) {
+inline int EventTable::IndexOf(uint64_t id) const {
+  if (ABSL_PREDICT_TRUE(dense_usable_)) {
     // Unsigned: ids below dense_base_ wrap to large offsets and miss.
     const uint64_t offset = id - dense_base_;
     return offset < dense_index_.size() ? dense_index_[offset] : -1;
   }
+  return SparseIndexOf(id);
+}
+
+int EventTable::SparseIndexOf(uint64_t id) const {
   auto it = index_by_id_.find(id);
   return it == index_by_id_.end() ? -1 : it->second;
 }
 
 const EventInfo* EventTable::Resolve(const uint8_t* record, uint32_t size) const {
-  if (events_.empty()) return nullptr;
-  const EventInfo* first = &events_.front();
-  if (events_.size() == 1) return first;
+  const std::vector<std::unique_ptr<EventInfo>>& events = events_.list;
+  if (events.empty()) return nullptr;
+  const EventInfo* first = events.front().get();
+  if (events.size() == 1) return first;
   if (size < sizeof(perf_event_header)) return nullptr;
 
   const uint32_t type = LoadUnaligned<uint32_t>(record);
@@ -108,7 +121,7 @@ const EventInfo* EventTable::Resolve(const uint8_t* record, uint32_t size) const
   const uint64_t id = LoadUnaligned<uint64_t>(record + offset);
   if (id == 0) return first;  // perf's synthesized records: zeroed ids
   const int index = IndexOf(id);
-  return index < 0 ? nullptr : &events_[index];
+  return index < 0 ? nullptr : events[index].get();
 }
 
 }  // namespace perfring

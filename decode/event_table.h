@@ -18,7 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -44,8 +44,8 @@ class EventTable {
   // id wins.
   void AddId(uint64_t id, int index);
 
-  size_t size() const { return events_.size(); }
-  const EventInfo& at(int index) const { return events_[index]; }
+  size_t size() const { return events_.list.size(); }
+  const EventInfo& at(int index) const { return *events_.list[index]; }
 
   // The event the record `record[0, size)` belongs to, or nullptr when the
   // table is empty, the record is too short to hold its id, or the id
@@ -61,8 +61,20 @@ class EventTable {
   void IndexId(uint64_t id, int index);
   // The index of the event registered with `id`, or -1.
   int IndexOf(uint64_t id) const;
+  int SparseIndexOf(uint64_t id) const;
 
-  std::deque<EventInfo> events_;
+  // Each event at a fixed address (Resolve hands out pointers and events
+  // are added later), found from its index with one load. A copy of the
+  // table copies the events, so that it resolves to its own.
+  struct Events {
+    std::vector<std::unique_ptr<EventInfo>> list;
+    Events() = default;
+    Events(const Events& other) { *this = other; }
+    Events& operator=(const Events& other);
+    Events(Events&&) = default;
+    Events& operator=(Events&&) = default;
+  };
+  Events events_;
   absl::flat_hash_map<uint64_t, int> index_by_id_;
   // The kernel numbers events from one global counter, so the ids of one
   // session are (nearly) consecutive: then the event index of id is

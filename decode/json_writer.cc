@@ -36,9 +36,36 @@ struct JsonBuffer {
   char bytes[kCapacity];
 };
 
+// Where a JsonSink's text goes: appended to a string, or copied into a
+// fixed range of the caller's (then text that does not fit is dropped and
+// `overflowed` set).
+struct JsonOutput {
+  explicit JsonOutput(std::string* s) : str(s) {}
+  JsonOutput(char* begin, char* end) : pos(begin), end(end) {}
+
+  void Append(const char* s, size_t n) {
+    if (str != nullptr) {
+      str->append(s, n);
+    } else if (n <= static_cast<size_t>(end - pos)) {
+      std::memcpy(pos, s, n);
+      pos += n;
+    } else {
+      overflowed = true;
+      pos = end;  // nothing more fits either
+    }
+  }
+
+  std::string* str = nullptr;
+  char* pos = nullptr;  // range: the end of the text so far
+  char* end = nullptr;
+  bool overflowed = false;
+};
+
 // A streaming JSON writer: output goes through a fixed buffer that is
-// appended to the string when full and at the end, so a record costs one or
-// a few appends and no allocation once the string has capacity. Commas are
+// appended to the output when full and at the end, so a record costs one or
+// a few appends and no allocation once a string output has capacity. (The
+// buffer is local, so its stores cannot alias the record being rendered,
+// which writing straight into the caller's memory could.) Commas are
 // inserted by Key() and array elements from the `need_comma_` state.
 //
 // Speed: a typical record is a dozen fields of a few bytes each, so the
@@ -53,15 +80,15 @@ struct JsonBuffer {
 #define JSON_INLINE ABSL_ATTRIBUTE_ALWAYS_INLINE inline
 class JsonSink {
  public:
-  // Writes through `buffer`; both must outlive the sink.
-  JsonSink(std::string* out, JsonBuffer* buffer)
+  // Writes to *out through `buffer`; both must outlive the sink.
+  JsonSink(JsonOutput* out, JsonBuffer* buffer)
       : out_(out),
         begin_(buffer->bytes),
         cur_(buffer->bytes),
         limit_(buffer->bytes + JsonBuffer::kCapacity) {}
   JsonSink(const JsonSink&) = delete;
   JsonSink& operator=(const JsonSink&) = delete;
-  ~JsonSink() { out_->append(begin_, static_cast<size_t>(cur_ - begin_)); }
+  ~JsonSink() { out_->Append(begin_, static_cast<size_t>(cur_ - begin_)); }
 
   // Object and array structure.
   JSON_INLINE void BeginObject() { Separator(); Put('{'); need_comma_ = false; }
@@ -221,9 +248,9 @@ class JsonSink {
   JSON_INLINE void Commit(char* end) { cur_ = end; }
   JSON_INLINE void Flush() { cur_ = AppendAndRewind(out_, begin_, cur_); }
   // Appends [begin, end) to *out; returns begin.
-  ABSL_ATTRIBUTE_NOINLINE static char* AppendAndRewind(std::string* out, char* begin,
+  ABSL_ATTRIBUTE_NOINLINE static char* AppendAndRewind(JsonOutput* out, char* begin,
                                                        const char* end) {
-    out->append(begin, static_cast<size_t>(end - begin));
+    out->Append(begin, static_cast<size_t>(end - begin));
     return begin;
   }
   JSON_INLINE void Put(char c) { *Reserve(1) = c; ++cur_; }
@@ -243,10 +270,10 @@ class JsonSink {
     cur_ += len;
   }
   // Appends [begin, end) and then the long string s to *out; returns begin.
-  ABSL_ATTRIBUTE_NOINLINE static char* AppendLong(std::string* out, char* begin, const char* end,
+  ABSL_ATTRIBUTE_NOINLINE static char* AppendLong(JsonOutput* out, char* begin, const char* end,
                                                   const char* s, size_t len) {
-    out->append(begin, static_cast<size_t>(end - begin));
-    out->append(s, len);
+    out->Append(begin, static_cast<size_t>(end - begin));
+    out->Append(s, len);
     return begin;
   }
 
@@ -397,7 +424,7 @@ class JsonSink {
     return 0;
   }
 
-  std::string* out_;
+  JsonOutput* out_;
   char* begin_;  // the buffer
   char* cur_;    // end of the text not yet appended to *out_
   char* limit_;  // end of the buffer
@@ -568,8 +595,9 @@ class JsonNameTable {
   template <typename NameOf>
   explicit JsonNameTable(NameOf name_of) {
     for (size_t i = 0; i < N; ++i) {
+      JsonOutput out(&json_[i]);
       JsonBuffer buffer;
-      JsonSink(&json_[i], &buffer).PlainString(name_of(i));
+      JsonSink(&out, &buffer).PlainString(name_of(i));
     }
   }
   std::string_view operator[](size_t i) const { return json_[i]; }
@@ -882,8 +910,9 @@ class EventNameCache {
       slot.event = &event;
       slot.name = event.name;
       slot.json.clear();
+      JsonOutput out(&slot.json);
       JsonBuffer buffer;
-      JsonSink(&slot.json, &buffer).String(event.name);
+      JsonSink(&out, &buffer).String(event.name);
     }
     return slot.json;
   }
@@ -1309,12 +1338,10 @@ void VisitBody(BodyWriter& writer, const RecordBody& body) {
   }
 }
 
-}  // namespace
-
 // Flattened (every call in it inlined, recursively) so that the sink's state
 // lives in registers throughout (see JsonSink, "Speed").
-__attribute__((flatten)) void AppendJsonLine(const Record& rec, const EventInfo* event,
-                                             std::string* out) {
+__attribute__((flatten)) void WriteLine(const Record& rec, const EventInfo* event,
+                                        JsonOutput* out) {
   JsonBuffer buffer;  // not initialized: only the bytes written are read
   JsonSink j(out, &buffer);  // appends to *out when it goes out of scope
   j.BeginObject();
@@ -1332,6 +1359,19 @@ __attribute__((flatten)) void AppendJsonLine(const Record& rec, const EventInfo*
   if (rec.sample_id.present()) WriteSampleId(j, rec.sample_id);
   j.EndObject();
   j.EndLine();
+}
+
+}  // namespace
+
+void AppendJsonLine(const Record& rec, const EventInfo* event, std::string* out) {
+  JsonOutput output(out);
+  WriteLine(rec, event, &output);
+}
+
+char* AppendJsonLine(const Record& rec, const EventInfo* event, char* begin, char* end) {
+  JsonOutput output(begin, end);
+  WriteLine(rec, event, &output);
+  return output.overflowed ? nullptr : output.pos;
 }
 
 }  // namespace perfring

@@ -38,10 +38,11 @@
 // Hot path: a purpose-built streaming writer; no allocation beyond growing
 // `*out` (reuse one string across records to avoid even that), except the
 // first time a thread meets an event: each thread keeps the escaped names of
-// the last few events it rendered. Thread-safe for distinct `out` strings.
+// the last few events it rendered. Thread-safe for distinct outputs.
 #ifndef PERFRING_DECODE_JSON_WRITER_H_
 #define PERFRING_DECODE_JSON_WRITER_H_
 
+#include <cstddef>
 #include <string>
 
 #include "decode/event_table.h"
@@ -52,6 +53,12 @@ namespace perfring {
 // Appends the JSON object for `rec` and a '\n' to *out. `event` (may be null)
 // gives "event" its name; it does not change the layout.
 void AppendJsonLine(const Record& rec, const EventInfo* event, std::string* out);
+
+// The same line copied into [begin, end) (saves a string append when the
+// caller gathers lines in a buffer of its own). Returns the end of the line,
+// or nullptr when it does not fit (then the bytes of [begin, end) are
+// unspecified).
+char* AppendJsonLine(const Record& rec, const EventInfo* event, char* begin, char* end);
 
 }  // namespace perfring
 

@@ -1,8 +1,10 @@
 #include "perfdata/json_lines_writer.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
+#include "absl/base/optimization.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "decode/decoder.h"
@@ -14,21 +16,35 @@ namespace {
 // Room for the decompressed records of one batch; a batch whose arena is
 // full is closed early (records are < 64 KiB).
 constexpr size_t kArenaSize = 4 << 20;
+// The first size of a batch's text buffer.
+constexpr size_t kMinTextSize = 1 << 20;
 }  // namespace
 
 struct JsonLinesWriter::Batch {
-  std::vector<RecordRef> refs;
-  std::unique_ptr<uint8_t[]> arena = std::make_unique<uint8_t[]>(kArenaSize);
+  // What rendering needs of a RecordRef, compact: the caller fills millions.
+  struct Item {
+    const uint8_t* bytes;
+    const EventInfo* event;
+    uint64_t offset;
+    uint32_t size;
+  };
+  std::vector<Item> refs;
+  // Copies of decompressed records; allocated (uninitialized) on the first.
+  std::unique_ptr<uint8_t[]> arena;
   size_t arena_used = 0;
+  // The rendered lines: text[0, text_size). `text` only grows (resize
+  // zeroes the new bytes, once) and is reused by the batches of this slot.
   std::string text;
+  size_t text_size = 0;
   absl::Status status;  // the first record that did not decode
   Record record;        // decoded in place, reused for every record of the batch
+  bool rendered = false;  // guarded by JsonLinesWriter::mu_ while queued
 
   void Render() {
     static const EventFormat kNoFormat;
-    text.clear();
+    text_size = 0;
     status = absl::OkStatus();
-    for (const RecordRef& ref : refs) {
+    for (const Item& ref : refs) {
       absl::Status s =
           DecodeRecord(ref.bytes, ref.size, ref.event ? ref.event->format : kNoFormat, &record);
       if (!s.ok()) {
@@ -36,7 +52,14 @@ struct JsonLinesWriter::Batch {
             absl::StrFormat("offset 0x%x: %s", ref.offset, s.message()));
         return;
       }
-      AppendJsonLine(record, ref.event, &text);
+      // Straight into `text`; a line that does not fit is rendered again
+      // after the buffer has doubled.
+      char* end;
+      while ((end = AppendJsonLine(record, ref.event, text.data() + text_size,
+                                   text.data() + text.size())) == nullptr) {
+        text.resize(std::max<size_t>(2 * text.size(), kMinTextSize));
+      }
+      text_size = static_cast<size_t>(end - text.data());
     }
   }
   void Clear() {
@@ -46,70 +69,96 @@ struct JsonLinesWriter::Batch {
 };
 
 JsonLinesWriter::JsonLinesWriter(FILE* out, int threads, size_t batch_records)
-    : out_(out), threads_(threads < 1 ? 1 : threads), batch_records_(batch_records) {
-  for (BatchSet& set : sets_) {
-    for (int i = 0; i < threads_; ++i) {
-      set.push_back(std::make_unique<Batch>());
-      set.back()->refs.reserve(batch_records_);
-    }
+    : out_(out), batch_records_(batch_records < 1 ? 1 : batch_records) {
+  if (threads < 1) threads = 1;
+  // Two batches per worker: one rendering, one queued behind it.
+  for (int i = 0; i < 2 * threads; ++i) {
+    ring_.push_back(std::make_unique<Batch>());
+    ring_.back()->refs.reserve(batch_records_);
   }
+  filling_batch_ = ring_[0].get();
+  for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { WorkerLoop(); });
 }
 
 JsonLinesWriter::~JsonLinesWriter() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  work_cv_.notify_all();
   for (std::thread& t : workers_) t.join();
+}
+
+void JsonLinesWriter::WorkerLoop() {
+  for (;;) {
+    Batch* batch;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      work_cv_.wait(lock, [this] { return stop_ || taken_ < queued_; });
+      if (stop_) return;
+      batch = ring_[taken_++ % ring_.size()].get();
+    }
+    batch->Render();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      batch->rendered = true;
+    }
+    done_cv_.notify_one();  // only the caller waits on it
+  }
 }
 
 absl::Status JsonLinesWriter::Add(const RecordRef& ref) {
-  Batch* batch = sets_[filling_set_][filling_].get();
+  Batch* batch = filling_batch_;
   const bool arena_full = ref.decompressed && kArenaSize - batch->arena_used < ref.size;
-  if (batch->refs.size() >= batch_records_ || arena_full) {
-    if (++filling_ == sets_[filling_set_].size()) PERFDATA_RETURN_IF_ERROR(Launch());
-    batch = sets_[filling_set_][filling_].get();
+  if (ABSL_PREDICT_FALSE(batch->refs.size() >= batch_records_ || arena_full)) {
+    PERFDATA_RETURN_IF_ERROR(Submit());
+    batch = filling_batch_;
   }
-  RecordRef copy = ref;
+  const uint8_t* bytes = ref.bytes;
   if (ref.decompressed) {
+    if (batch->arena == nullptr) batch->arena.reset(new uint8_t[kArenaSize]);
     uint8_t* dst = batch->arena.get() + batch->arena_used;
     std::memcpy(dst, ref.bytes, ref.size);
     batch->arena_used += (ref.size + 7) & ~size_t{7};
-    copy.bytes = dst;
-    copy.decompressed = false;
+    bytes = dst;
   }
-  batch->refs.push_back(copy);
+  batch->refs.push_back({bytes, ref.event, ref.offset, ref.size});
   return absl::OkStatus();
 }
 
-absl::Status JsonLinesWriter::Launch() {
-  PERFDATA_RETURN_IF_ERROR(Drain());
-  BatchSet& set = sets_[filling_set_];
-  rendering_ = std::min(filling_ + 1, set.size());
-  for (size_t i = 0; i < rendering_; ++i) {
-    workers_.emplace_back([b = set[i].get()] { b->Render(); });
+absl::Status JsonLinesWriter::Submit() {
+  Batch& batch = *ring_[filling_ % ring_.size()];
+  if (batch.refs.empty()) return absl::OkStatus();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    batch.rendered = false;
+    queued_ = filling_ + 1;
   }
-  filling_set_ ^= 1;
-  filling_ = 0;
+  work_cv_.notify_one();
+  filling_batch_ = ring_[++filling_ % ring_.size()].get();
+  // The next slot still holds the oldest batch: write it out to free it.
+  if (filling_ - written_ == ring_.size()) return WriteBatch(written_);
   return absl::OkStatus();
 }
 
-absl::Status JsonLinesWriter::Drain() {
-  for (std::thread& t : workers_) t.join();
-  workers_.clear();
-  BatchSet& set = sets_[filling_set_ ^ 1];
-  const size_t n = rendering_;
-  rendering_ = 0;
-  for (size_t i = 0; i < n; ++i) {
-    Batch& b = *set[i];
-    if (fwrite(b.text.data(), 1, b.text.size(), out_) != b.text.size()) {
-      return absl::UnavailableError(absl::StrCat("cannot write the output: ", std::strerror(errno)));
-    }
-    if (!b.status.ok()) return b.status;
-    b.Clear();
+absl::Status JsonLinesWriter::WriteBatch(uint64_t seq) {
+  Batch& b = *ring_[seq % ring_.size()];
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    done_cv_.wait(lock, [&b] { return b.rendered; });
   }
+  if (fwrite(b.text.data(), 1, b.text_size, out_) != b.text_size) {
+    return absl::UnavailableError(absl::StrCat("cannot write the output: ", std::strerror(errno)));
+  }
+  if (!b.status.ok()) return b.status;
+  b.Clear();
+  written_ = seq + 1;
   return absl::OkStatus();
 }
 
 absl::Status JsonLinesWriter::Finish() {
-  PERFDATA_RETURN_IF_ERROR(Launch());
-  PERFDATA_RETURN_IF_ERROR(Drain());
+  PERFDATA_RETURN_IF_ERROR(Submit());
+  while (written_ < filling_) PERFDATA_RETURN_IF_ERROR(WriteBatch(written_));
   if (fflush(out_) != 0) {
     return absl::UnavailableError(absl::StrCat("cannot write the output: ", std::strerror(errno)));
   }

@@ -1,19 +1,24 @@
 // JSON Lines output of records (decode::DecodeRecord + AppendJsonLine),
 // rendered on several threads and written in record order.
 //
-// Records are gathered into batches. When `threads` batches are full, one
-// thread per batch renders them while the caller goes on filling a second set
-// of batches; the rendered text is written in record order, each batch in one
-// fwrite. DecodeRecord and AppendJsonLine are pure functions, so the threads
-// share nothing but the EventInfos (read-only).
+// Records are gathered into batches that go round a ring of 2 * `threads`
+// batches. A full batch is queued; `threads` worker threads (started once)
+// take the queued batches in order and render each into its own buffer, while
+// the caller goes on filling the next ones. The caller writes the rendered
+// batches in record order, each in one fwrite, when it needs their slot again
+// and in Finish(). DecodeRecord and AppendJsonLine are pure functions, so the
+// workers share nothing but the EventInfos (read-only) and the ring's
+// bookkeeping (under a mutex).
 //
 // Not thread-safe itself: one caller drives Add/Finish.
 #ifndef PERFRING_PERFDATA_JSON_LINES_WRITER_H_
 #define PERFRING_PERFDATA_JSON_LINES_WRITER_H_
 
+#include <condition_variable>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
-#include <string>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -25,8 +30,10 @@ namespace perfring::perfdata {
 class JsonLinesWriter {
  public:
   // `threads` >= 1. `batch_records` records per batch (tests use small ones).
-  JsonLinesWriter(FILE* out, int threads, size_t batch_records = 32768);
+  JsonLinesWriter(FILE* out, int threads, size_t batch_records = 8192);
   ~JsonLinesWriter();
+  JsonLinesWriter(const JsonLinesWriter&) = delete;
+  JsonLinesWriter& operator=(const JsonLinesWriter&) = delete;
 
   // Queues one record. Its bytes must stay valid until Finish() unless
   // ref.decompressed is set (then they are copied). Returns the first error
@@ -38,20 +45,28 @@ class JsonLinesWriter {
 
  private:
   struct Batch;
-  using BatchSet = std::vector<std::unique_ptr<Batch>>;  // `threads_` batches
-  // Starts rendering the set being filled and switches to the other one
-  // (after Drain()ing it).
-  absl::Status Launch();
-  // Waits for the set being rendered and writes its text in order.
-  absl::Status Drain();
+  // Queues the batch being filled (if it holds records) and moves on to the
+  // next slot of the ring, writing out the batch that held it first.
+  absl::Status Submit();
+  // Waits for batch number `seq` to be rendered and writes it.
+  absl::Status WriteBatch(uint64_t seq);
+  void WorkerLoop();
 
   FILE* out_;
-  int threads_;
   size_t batch_records_;
-  BatchSet sets_[2];
-  int filling_set_ = 0;      // the set Add() fills; the other may be rendering
-  size_t filling_ = 0;       // the batch of that set being filled
-  size_t rendering_ = 0;     // batches of the other set being rendered
+  std::vector<std::unique_ptr<Batch>> ring_;
+  // Batches are numbered in record order; batch n lives in ring_[n % size].
+  uint64_t filling_ = 0;   // the batch Add() fills (not yet queued)
+  Batch* filling_batch_;   // its slot
+  uint64_t written_ = 0;   // batches before this one are written out
+  // Guarded by mu_: batches below `queued_` are queued or rendered; workers
+  // have taken those below `taken_`; `stop_` ends the workers.
+  std::mutex mu_;
+  std::condition_variable work_cv_;  // a batch was queued, or stop_
+  std::condition_variable done_cv_;  // a batch was rendered
+  uint64_t queued_ = 0;
+  uint64_t taken_ = 0;
+  bool stop_ = false;
   std::vector<std::thread> workers_;
 };
 

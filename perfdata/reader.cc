@@ -10,6 +10,8 @@
 #include <cstring>
 #include <vector>
 
+#include "absl/base/attributes.h"
+#include "absl/base/optimization.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -64,9 +66,11 @@ uint32_t AttrSizeAt(const uint8_t* attr) {
 // starts at file offset `base`. Calls fn(record, header.size, file offset,
 // payload) for each; AUXTRACE and HEADER_TRACING_DATA are followed by a
 // payload outside header.size, which is skipped.
-absl::Status WalkRecords(
-    const uint8_t* data, uint64_t size, uint64_t base,
-    absl::FunctionRef<absl::Status(const uint8_t*, uint32_t, uint64_t, absl::Span<const uint8_t>)> fn) {
+// A template (not a FunctionRef) so that fn is inlined: this runs per record,
+// twice per file (ParseMetadata, ForEachRecord).
+template <typename Fn>
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline absl::Status WalkRecords(const uint8_t* data, uint64_t size,
+                                                             uint64_t base, Fn&& fn) {
   uint64_t pos = 0;
   while (pos < size) {
     const uint64_t offset = base + pos;
@@ -83,10 +87,10 @@ absl::Status WalkRecords(
                                             " runs past the end of the data (", left, " bytes left)"));
     }
     uint64_t payload = 0;
-    if (h.type == kRecordAuxtrace) {
+    if (ABSL_PREDICT_FALSE(h.type == kRecordAuxtrace)) {
       if (h.size < 16) return Malformed(offset, absl::StrCat("AUXTRACE record of size ", h.size, " has no size field"));
       payload = LoadUnaligned<uint64_t>(data + pos + 8);
-    } else if (h.type == kRecordHeaderTracingData) {
+    } else if (ABSL_PREDICT_FALSE(h.type == kRecordHeaderTracingData)) {
       if (h.size < 12) return Malformed(offset, absl::StrCat("TRACING_DATA record of size ", h.size, " has no size field"));
       payload = AlignUp(LoadUnaligned<uint32_t>(data + pos + 8), 8);
     }
@@ -271,6 +275,8 @@ absl::Status Reader::ParseMetadata() {
       data_ + header_.data.offset, header_.data.size, header_.data.offset,
       [&](const uint8_t* rec, uint32_t size, uint64_t offset, absl::Span<const uint8_t>) -> absl::Status {
         const uint32_t type = RecordHeader::At(rec).type;
+        // Kernel records (nearly all of them) carry no metadata.
+        if (ABSL_PREDICT_TRUE(type < kFirstUserRecordType)) return absl::OkStatus();
         if (type == kRecordHeaderAttr) {
           if (size < 8 + PERF_ATTR_SIZE_VER0) {
             return Malformed(offset, absl::StrCat("HEADER_ATTR of size ", size, " cannot hold an attr"));

@@ -406,5 +406,42 @@ TEST(JsonOutput, LargeRecordsCrossTheWritersBuffer) {
   EXPECT_EQ(RenderedComm(name + "\x01" + name), name + "\x01" + name);
 }
 
+// The line of `rec` from AppendJsonLine's bounded form given `room` bytes,
+// or "<does not fit>".
+std::string RenderBounded(const Record& rec, size_t room) {
+  std::string buffer(room, '\0');
+  char* end = AppendJsonLine(rec, nullptr, buffer.data(), buffer.data() + room);
+  if (end == nullptr) return "<does not fit>";
+  return std::string(buffer.data(), end);
+}
+
+TEST(JsonOutput, TheBoundedFormWritesTheSameLines) {
+  for (const CatalogEntry& e : Catalog()) {
+    absl::StatusOr<Record> rec = DecodeRecord(e.bytes.data(), e.bytes.size(), e.fmt);
+    ASSERT_TRUE(rec.ok()) << e.name;
+    std::string line;
+    AppendJsonLine(*rec, nullptr, &line);
+    EXPECT_EQ(RenderBounded(*rec, 1 << 16), line) << e.name;
+  }
+}
+
+TEST(JsonOutput, TheBoundedFormFitsExactlyOrReportsThatItDoesNot) {
+  // A short line, and one longer than the writer's internal buffer.
+  EventFormat fmt;
+  fmt.sample_type = PERF_SAMPLE_RAW;
+  const std::vector<uint8_t> raw(10004, 0xab);
+  for (const std::vector<uint8_t>& bytes :
+       {RecordBuilder(kRecordFinishedRound).Build(),
+        RecordBuilder(PERF_RECORD_SAMPLE).U32(static_cast<uint32_t>(raw.size())).Bytes(raw).Build()}) {
+    absl::StatusOr<Record> rec = DecodeRecord(bytes.data(), bytes.size(), fmt);
+    ASSERT_TRUE(rec.ok());
+    std::string line;
+    AppendJsonLine(*rec, nullptr, &line);
+    EXPECT_EQ(RenderBounded(*rec, line.size()), line);
+    EXPECT_EQ(RenderBounded(*rec, line.size() - 1), "<does not fit>");
+    EXPECT_EQ(RenderBounded(*rec, 0), "<does not fit>");
+  }
+}
+
 }  // namespace
 }  // namespace perfring

@@ -2,6 +2,8 @@
 // them together in the kernel's order, and the conditional layouts.
 #include <linux/perf_event.h>
 
+#include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -384,6 +386,49 @@ TEST(SampleUnaligned, RawOfUnpaddedSizeShiftsLaterFieldsAndStillDecodes) {
       DecodeRecord(bytes.data(), bytes.size(), Format(PERF_SAMPLE_RAW | PERF_SAMPLE_WEIGHT));
   ASSERT_TRUE(rec.ok()) << rec.status();
   EXPECT_EQ(rec->get<Sample>()->weight, 0x1122334455667788u);
+}
+
+// --- decoding into a Record that held another sample ------------------------
+
+// Every field of two samples, for comparing them (the views by address).
+std::vector<uint64_t> Fields(const Sample& s) {
+  auto at = [](const void* p) { return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p)); };
+  return {s.sample_type, s.identifier, s.ip, s.pid, s.tid, s.time, s.addr, s.id, s.stream_id,
+          s.cpu, s.cpu_res, s.period, s.read.read_format, s.read.time_enabled,
+          s.read.time_running, s.read.nr, at(s.read.entries), s.read.entry_size,
+          s.read.single.value, s.read.single.id, s.read.single.lost, at(s.callchain.data()),
+          s.callchain.size(), at(s.raw.data()), s.raw.size(), s.branch_stack.has_hw_idx,
+          s.branch_stack.hw_idx, at(s.branch_stack.entries.data()), s.branch_stack.entries.size(),
+          at(s.branch_stack.counters.data()), s.branch_stack.counters.size(), s.regs_user.abi,
+          s.regs_user.mask, at(s.regs_user.regs.data()), s.regs_user.regs.size(),
+          s.stack_user.size, at(s.stack_user.data.data()), s.stack_user.data.size(),
+          s.stack_user.has_dyn_size, s.stack_user.dyn_size, s.weight, s.data_src, s.transaction,
+          s.regs_intr.abi, s.regs_intr.mask, at(s.regs_intr.regs.data()), s.regs_intr.regs.size(),
+          s.phys_addr, s.cgroup, s.data_page_size, s.code_page_size, at(s.aux.data()),
+          s.aux.size(), s.parsed_size};
+}
+
+TEST(SampleReuse, ARecordThatHeldAnotherSampleDecodesAsAFreshOne) {
+  // Every field, then only the fields before PERIOD, then a single one: each
+  // decoded into the Record the one before used, and afresh.
+  const std::vector<uint8_t> full = testing::FullSampleBytes();
+  const std::vector<uint8_t> head =
+      NewSample().U64(0x401000).U32(kPid).U32(kTid).U64(kTime).U64(kId).Build();
+  const std::vector<uint8_t> ip_only = NewSample().U64(0x402000).Build();
+  const std::vector<std::pair<const std::vector<uint8_t>*, EventFormat>> samples = {
+      {&full, testing::FullSampleFormat()},
+      {&head, Format(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID)},
+      {&ip_only, Format(PERF_SAMPLE_IP)},
+      {&full, testing::FullSampleFormat()},
+      {&ip_only, Format(PERF_SAMPLE_IP)},
+  };
+  Record reused;
+  for (const auto& [bytes, fmt] : samples) {
+    ASSERT_TRUE(DecodeRecord(bytes->data(), bytes->size(), fmt, &reused).ok());
+    absl::StatusOr<Record> fresh = DecodeRecord(bytes->data(), bytes->size(), fmt);
+    ASSERT_TRUE(fresh.ok());
+    EXPECT_EQ(Fields(*reused.get<Sample>()), Fields(*fresh->get<Sample>()));
+  }
 }
 
 }  // namespace

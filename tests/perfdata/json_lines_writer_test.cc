@@ -81,6 +81,18 @@ TEST(JsonLinesWriterTest, OutputIsTheSameForAnyThreadsAndBatchSize) {
   }
 }
 
+TEST(JsonLinesWriterTest, ABatchWhoseTextOutgrowsItsBufferIsWrittenWhole) {
+  // 40000 samples of ~100 bytes of JSON in one batch: several MiB of text,
+  // more than a batch's first buffer holds.
+  const std::string image = Image(40000);
+  const Output one_batch = Render(image, 2, 1 << 20);
+  const Output small_batches = Render(image, 2, 500);
+  ASSERT_TRUE(one_batch.status.ok()) << one_batch.status;
+  ASSERT_TRUE(small_batches.status.ok()) << small_batches.status;
+  EXPECT_GT(one_batch.text.size(), 2u << 20);
+  EXPECT_EQ(one_batch.text, small_batches.text);
+}
+
 TEST(JsonLinesWriterTest, EveryRecordIsOneParsableLineInOrder) {
   const Output o = Render(Image(300), 3, 16);
   ASSERT_TRUE(o.status.ok());
