@@ -90,6 +90,9 @@ std::string RenderSummary(const CaptureSummary& s, absl::string_view output_name
     if (s.total.lost_samples != 0) absl::StrAppend(&line, ", ", s.total.lost_samples, " in LOST_SAMPLES");
     absl::StrAppend(&line, "; the kernel counted ", s.kernel_lost, " lost samples (PERF_FORMAT_LOST)");
     if (kernel_saw_more) absl::StrAppend(&line, ", ", s.kernel_lost - s.total.lost, " of them after the last LOST record");
+    if (s.lost_reported_at_end != 0)
+      absl::StrAppend(&line, "; ", s.lost_reported_at_end,
+                      " of the LOST were not reported by the kernel before the end and were added from its count");
     if (s.total.throttles != 0) absl::StrAppend(&line, "; throttled ", s.total.throttles, "x");
     absl::StrAppend(&out, line, " ]\n");
     if (s.total.lost != 0) absl::StrAppend(&out, "[ perfring record: the rings overflowed: try a larger -m, a lower -F, or fewer events ]\n");

@@ -34,6 +34,7 @@ struct EventSummary {
   std::map<int, LossCounts> per_cpu;  // by the CPU of the ring the record came from
   uint64_t value = 0;        // the counter read at the end, summed over its fds
   uint64_t kernel_lost = 0;  // PERF_FORMAT_LOST read at the end, summed over its fds
+  std::map<int, uint64_t> kernel_lost_per_cpu;  // the same, by the CPU of the fd
 };
 
 struct CaptureSummary {
@@ -41,6 +42,11 @@ struct CaptureSummary {
   std::map<int, LossCounts> per_cpu;  // all events
   LossCounts total;
   uint64_t kernel_lost = 0;           // PERF_FORMAT_LOST over all events
+  // Lost samples the kernel counted but never reported in a LOST record (it
+  // writes one only before the next record that fits in the ring): written at
+  // the end of the stream as LOST records of perfring's own, and included in
+  // the LOST counts above.
+  uint64_t lost_reported_at_end = 0;
 
   uint64_t records = 0;               // ring records (all types) passed to the sink
   uint64_t record_bytes = 0;

@@ -143,11 +143,13 @@ absl::Status EventSet::ReadCounts(CaptureSummary* summary) const {
   for (int e = 0; e < static_cast<int>(table_->size()); ++e) {
     for (uint64_t id : table_->at(e).ids) event_of_id[id] = e;
   }
-  const auto add = [&](uint64_t value, uint64_t id, uint64_t lost) {
+  const auto add = [&](int cpu, uint64_t value, uint64_t id, uint64_t lost) {
     auto it = event_of_id.find(id);
     if (it == event_of_id.end()) return;
-    summary->events[it->second].value += value;
-    summary->events[it->second].kernel_lost += lost;
+    EventSummary& event = summary->events[it->second];
+    event.value += value;
+    event.kernel_lost += lost;
+    if (lost != 0) event.kernel_lost_per_cpu[cpu] += lost;
     summary->kernel_lost += lost;
   };
   std::vector<uint64_t> words;
@@ -160,12 +162,12 @@ absl::Status EventSet::ReadCounts(CaptureSummary* summary) const {
     absl::StatusOr<size_t> n = opened.fd.Read(absl::MakeSpan(words));
     if (!n.ok()) return n.status();
     if (!group) {
-      if (*n >= 3) add(words[0], words[1], words[2]);  // {value, id, lost}
+      if (*n >= 3) add(opened.cpu, words[0], words[1], words[2]);  // {value, id, lost}
       continue;
     }
     const uint64_t nr = words[0];
     for (uint64_t i = 0; i < nr && 1 + 3 * i + 2 < *n; ++i) {
-      add(words[1 + 3 * i], words[1 + 3 * i + 1], words[1 + 3 * i + 2]);
+      add(opened.cpu, words[1 + 3 * i], words[1 + 3 * i + 1], words[1 + 3 * i + 2]);
     }
   }
   return absl::OkStatus();

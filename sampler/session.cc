@@ -3,6 +3,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <optional>
@@ -87,6 +88,9 @@ class Session {
   // what the round releases. Returns records read.
   size_t DrainPass(bool release = true);
   absl::Status Finish();
+  // Writes a LOST record for what the kernel counted (PERF_FORMAT_LOST) on a
+  // CPU but never reported in a LOST record of its own.
+  void ReportLostAtEnd();
   int EventIndex(const EventInfo* event) const;
 
   const RecordOptions& options_;
@@ -99,6 +103,7 @@ class Session {
   StatusLine status_line_;
   absl::flat_hash_map<const EventInfo*, int> index_of_;
   absl::Status sink_status_;  // the first sink failure; stops the capture
+  uint64_t last_time_ = 0;    // the latest record time seen
 };
 
 int Session::EventIndex(const EventInfo* event) const {
@@ -168,6 +173,7 @@ size_t Session::DrainPass(bool release) {
     read += ring.reader->ReadBatch([&](const RecordView& rec) {
       const EventInfo* event = table.Resolve(rec.bytes, rec.size);
       const uint64_t time = event != nullptr ? RecordTime(rec.bytes, rec.size, event->format) : 0;
+      last_time_ = std::max(last_time_, time);
       CountRecord(rec, EventIndex(event), ring.cpu, &summary_);
       merge_.Push(time, rec);
     });
@@ -262,11 +268,34 @@ absl::Status Session::Finish() {
     summary_.reader_skipped_bytes += ring.reader->stats().skipped_bytes;
   }
   absl::Status read = events_.ReadCounts(&summary_);
+  if (read.ok()) ReportLostAtEnd();
   // Stopped early (--duration, Ctrl-C): end the workload as perf does.
   if (command_) summary_.command_status = command_->Stop(kCommandStopGrace);
   if (!sink_status_.ok()) return sink_status_;
   if (!disable.ok()) return disable;
   return read;
+}
+
+void Session::ReportLostAtEnd() {
+  const EventTable& table = events_.table();
+  bool wrote = false;
+  for (int e = 0; e < static_cast<int>(table.size()) && sink_status_.ok(); ++e) {
+    const EventInfo& event = table.at(e);
+    const EventSummary& counts = summary_.events[e];
+    for (const auto& [cpu, kernel_lost] : counts.kernel_lost_per_cpu) {
+      const auto seen = counts.per_cpu.find(cpu);
+      const uint64_t reported = seen == counts.per_cpu.end() ? 0 : seen->second.lost;
+      if (kernel_lost <= reported || !sink_status_.ok()) continue;
+      const uint64_t owed = kernel_lost - reported;
+      const SyntheticRecord lost = SyntheticRecord::Lost(event.ids.empty() ? 0 : event.ids[0], owed,
+                                                         last_time_, event.format);
+      CountRecord(lost.view(), e, cpu, &summary_);
+      summary_.lost_reported_at_end += owed;
+      sink_status_ = sink_->Write(lost.view(), &event);
+      wrote = true;
+    }
+  }
+  if (wrote && sink_status_.ok()) sink_status_ = sink_->EndRound();
 }
 
 }  // namespace

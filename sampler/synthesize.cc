@@ -17,9 +17,6 @@ namespace perfring {
 namespace {
 
 // The sample_id trailer: one u64 slot per field (TID and CPU pack two u32).
-constexpr uint64_t kSampleIdBits = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
-                                   PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
-                                   PERF_SAMPLE_IDENTIFIER;
 
 bool IsNotFoundOrGone(const absl::Status& status) {
   // A task that exited between listing and reading: ENOENT, or ESRCH read as Internal.
@@ -57,10 +54,16 @@ void SyntheticRecord::PutString(absl::string_view s) {
   size_ += padded;
 }
 
-void SyntheticRecord::Finish(const EventFormat& fmt) {
+void SyntheticRecord::Finish(const EventFormat& fmt, uint64_t time, uint64_t id) {
   if (fmt.sample_id_all) {
-    const int slots = __builtin_popcountll(fmt.sample_type & kSampleIdBits);
-    for (int i = 0; i < slots; ++i) PutU64(0);
+    // The kernel's trailer order: TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER.
+    const uint64_t t = fmt.sample_type;
+    if (t & PERF_SAMPLE_TID) PutU64(0);
+    if (t & PERF_SAMPLE_TIME) PutU64(time);
+    if (t & PERF_SAMPLE_ID) PutU64(id);
+    if (t & PERF_SAMPLE_STREAM_ID) PutU64(0);
+    if (t & PERF_SAMPLE_CPU) PutU64(0);
+    if (t & PERF_SAMPLE_IDENTIFIER) PutU64(id);
   }
   perf_event_header header;
   std::memcpy(&header, words_.data(), sizeof header);
@@ -70,6 +73,16 @@ void SyntheticRecord::Finish(const EventFormat& fmt) {
 
 RecordView SyntheticRecord::view() const {
   return MakeRecordView(reinterpret_cast<const uint8_t*>(words_.data()), static_cast<uint32_t>(size_));
+}
+
+SyntheticRecord SyntheticRecord::Lost(uint64_t id, uint64_t lost, uint64_t time,
+                                      const EventFormat& fmt) {
+  SyntheticRecord r;
+  r.Begin(PERF_RECORD_LOST, 0);
+  r.PutU64(id);
+  r.PutU64(lost);
+  r.Finish(fmt, time, id);
+  return r;
 }
 
 SyntheticRecord SyntheticRecord::Comm(pid_t pid, pid_t tid, absl::string_view comm,

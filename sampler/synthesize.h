@@ -47,6 +47,11 @@ class SyntheticRecord {
   static SyntheticRecord KernelMmap(uint64_t start, uint64_t len, uint64_t pgoff,
                                     absl::string_view filename, const EventFormat& fmt);
 
+  // LOST {u64 id; u64 lost}, for losses the kernel counted (PERF_FORMAT_LOST)
+  // but did not report before the capture ended. Its trailer carries `time`
+  // and `id` (TIME, ID, IDENTIFIER) so that it routes to its event.
+  static SyntheticRecord Lost(uint64_t id, uint64_t lost, uint64_t time, const EventFormat& fmt);
+
   RecordView view() const;
 
  private:
@@ -54,7 +59,8 @@ class SyntheticRecord {
   void PutU32(uint32_t v);
   void PutU64(uint64_t v);
   void PutString(absl::string_view s);  // NUL-terminated, zero-padded to 8
-  void Finish(const EventFormat& fmt);  // zeroed trailer, header.size
+  // The sample_id trailer (zeroed but for TIME and ID/IDENTIFIER), header.size.
+  void Finish(const EventFormat& fmt, uint64_t time = 0, uint64_t id = 0);
 
   std::vector<uint64_t> words_;  // storage: 8-aligned
   size_t size_ = 0;              // bytes used

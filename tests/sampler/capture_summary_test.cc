@@ -90,6 +90,18 @@ TEST(RenderSummary, LossesPerEventAndCpu) {
   EXPECT_THAT(text, Not(HasSubstr("page-faults")));
 }
 
+TEST(RenderSummary, SaysWhichLossesWereAddedFromTheKernelCountAtTheEnd) {
+  CaptureSummary s = TwoEvents();
+  const auto lost = Make(PERF_RECORD_LOST, {99, 130});
+  CountRecord(View(lost), 0, 1, &s);
+  s.kernel_lost = 130;
+  s.events[0].kernel_lost = 130;
+  s.lost_reported_at_end = 10;
+  const std::string text = RenderSummary(s, "");
+  EXPECT_THAT(text, HasSubstr("the kernel counted 130 lost samples (PERF_FORMAT_LOST); 10 of the LOST "
+                              "were not reported by the kernel before the end"));
+}
+
 TEST(RenderSummary, CommandExit) {
   CaptureSummary s;
   s.command_status = 3 << 8;  // exited with 3

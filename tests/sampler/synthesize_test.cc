@@ -49,6 +49,22 @@ struct Collected {
   }
 };
 
+TEST(SyntheticRecord, LostCarriesItsEventIdAndTimeInTheTrailer) {
+  const SyntheticRecord record = SyntheticRecord::Lost(/*id=*/77, /*lost=*/5, /*time=*/1234, Format());
+  const RecordView view = record.view();
+  // header 8 + id/lost 16 + trailer 4 x 8.
+  ASSERT_EQ(view.size, 56u);
+  EXPECT_EQ(view.header->type, PERF_RECORD_LOST);
+  absl::StatusOr<Record> rec = DecodeRecord(view.bytes, view.size, Format());
+  ASSERT_TRUE(rec.ok()) << rec.status();
+  ASSERT_NE(rec->get<LostRecord>(), nullptr);
+  const LostRecord& lost = *rec->get<LostRecord>();
+  EXPECT_EQ(lost.id, 77u);
+  EXPECT_EQ(lost.lost, 5u);
+  EXPECT_EQ(rec->sample_id.time, 1234u);
+  EXPECT_EQ(rec->sample_id.identifier, 77u);
+}
+
 TEST(SyntheticRecord, CommLayout) {
   const SyntheticRecord record = SyntheticRecord::Comm(12, 34, "bash", Format());
   const RecordView view = record.view();
