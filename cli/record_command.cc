@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <optional>
@@ -22,6 +23,7 @@
 #include "sampler/json_lines_sink.h"
 #include "sampler/record_options.h"
 #include "sampler/session.h"
+#include "sampler/text_file.h"
 
 namespace perfring::cli {
 namespace {
@@ -46,20 +48,27 @@ absl::Status SetFlag(bool* flag) {
 }
 
 // perf's -F also takes "max": the kernel's perf_event_max_sample_rate.
+// (0 Hz is refused by the sampler with the other rate checks.)
 absl::Status ParseFrequency(absl::string_view value, RecordOptions* options) {
   uint64_t hz = 0;
   if (value == "max") {
-    FILE* f = std::fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
-    unsigned long long max = 0;
-    bool ok = f != nullptr && std::fscanf(f, "%llu", &max) == 1;
-    if (f) std::fclose(f);
-    if (!ok) return absl::InvalidArgumentError("cannot read /proc/sys/kernel/perf_event_max_sample_rate");
-    hz = max;
+    absl::StatusOr<int64_t> max =
+        ReadIntegerFile(options->paths.proc + "/sys/kernel/perf_event_max_sample_rate");
+    if (!max.ok()) return max.status();
+    hz = static_cast<uint64_t>(std::max<int64_t>(*max, 0));
   } else if (absl::Status s = ParseUint64(value, &hz); !s.ok()) {
     return s;
   }
-  if (hz == 0) return absl::InvalidArgumentError("frequency must be at least 1 Hz");
   options->freq = hz;
+  return absl::OkStatus();
+}
+
+// --wakeup-events / --wakeup-watermark: a u32 attr field, at least 1.
+absl::Status ParseWakeup(absl::string_view value, std::optional<uint32_t>* out) {
+  uint64_t n = 0;
+  if (absl::Status s = ParseUint64(value, &n); !s.ok()) return s;
+  if (n == 0 || n > UINT32_MAX) return absl::InvalidArgumentError("must be 1 to 4294967295");
+  *out = static_cast<uint32_t>(n);
   return absl::OkStatus();
 }
 
@@ -76,10 +85,9 @@ ArgParser MakeParser(RecordArgs* r) {
   p.Add({'F', "freq", A::kRequired, "HZ", "sample at this frequency (or 'max'); default 4000",
          [o](absl::string_view v) { return ParseFrequency(v, o); }});
   p.Add({'c', "count", A::kRequired, "N", "sample every N events",
-         [o](absl::string_view v) {
+         [o](absl::string_view v) {  // 0 is refused by the sampler
            uint64_t n = 0;
            if (absl::Status s = ParseUint64(v, &n); !s.ok()) return s;
-           if (n == 0) return absl::InvalidArgumentError("period must be at least 1");
            o->period = n;
            return absl::OkStatus();
          }});
@@ -133,21 +141,9 @@ ArgParser MakeParser(RecordArgs* r) {
            return absl::OkStatus();
          }});
   p.Add({0, "wakeup-events", A::kRequired, "N", "wake the reader every N samples",
-         [o](absl::string_view v) {
-           uint64_t n = 0;
-           if (absl::Status s = ParseUint64(v, &n); !s.ok()) return s;
-           if (n == 0 || n > UINT32_MAX) return absl::InvalidArgumentError("must be 1 to 4294967295");
-           o->wakeup_events = static_cast<uint32_t>(n);
-           return absl::OkStatus();
-         }});
+         [o](absl::string_view v) { return ParseWakeup(v, &o->wakeup_events); }});
   p.Add({0, "wakeup-watermark", A::kRequired, "BYTES", "wake the reader when this many bytes wait (default: half a ring)",
-         [o](absl::string_view v) {
-           uint64_t n = 0;
-           if (absl::Status s = ParseUint64(v, &n); !s.ok()) return s;
-           if (n == 0 || n > UINT32_MAX) return absl::InvalidArgumentError("must be 1 to 4294967295");
-           o->wakeup_watermark = static_cast<uint32_t>(n);
-           return absl::OkStatus();
-         }});
+         [o](absl::string_view v) { return ParseWakeup(v, &o->wakeup_watermark); }});
   p.Add({0, "poll", A::kNone, "", "busy-poll the rings instead of sleeping",
          [o](absl::string_view) { return SetFlag(&o->poll); }});
   p.Add({0, "duration", A::kRequired, "S", "stop after S seconds",

@@ -2,19 +2,12 @@
 
 #include <sys/wait.h>
 
-#include <cstring>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "decode/views.h"
 
 namespace perfring {
 namespace {
-
-uint64_t LoadU64(const uint8_t* p) {
-  uint64_t v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
 
 void CountInto(const RecordView& record, LossCounts* counts) {
   switch (record.header->type) {
@@ -23,10 +16,10 @@ void CountInto(const RecordView& record, LossCounts* counts) {
       break;
     case PERF_RECORD_LOST:  // {u64 id; u64 lost}
       ++counts->lost_records;
-      if (record.size >= 24) counts->lost += LoadU64(record.bytes + 16);
+      if (record.size >= 24) counts->lost += LoadUnaligned<uint64_t>(record.bytes + 16);
       break;
     case PERF_RECORD_LOST_SAMPLES:  // {u64 lost}
-      if (record.size >= 16) counts->lost_samples += LoadU64(record.bytes + 8);
+      if (record.size >= 16) counts->lost_samples += LoadUnaligned<uint64_t>(record.bytes + 8);
       break;
     case PERF_RECORD_THROTTLE:
       ++counts->throttles;
