@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -133,11 +134,17 @@ absl::Status RunDump(const DumpOptions& options, FILE* out, FILE* err) {
   if (options.format == DumpOptions::Format::kPerfJson) {
     PERFDATA_RETURN_IF_ERROR(WritePerfJson(r, out));
   } else {
+    // The sorted records hold the copies of decompressed records that the
+    // sink's render threads read until Finish(), and on an early return
+    // until the sink's destructor has joined them: declared before the sink,
+    // they are destroyed after it.
+    std::optional<TimeOrderedRecords> sorted;
     JsonLinesWriter sink(out, options.threads > 0 ? options.threads : DefaultThreads());
     if (options.sort == DumpOptions::Sort::kTime) {
-      absl::StatusOr<TimeOrderedRecords> sorted =
+      absl::StatusOr<TimeOrderedRecords> collected =
           TimeOrderedRecords::Collect(r, [](const RecordRef&) { return true; });
-      if (!sorted.ok()) return sorted.status();
+      if (!collected.ok()) return collected.status();
+      sorted = std::move(*collected);
       for (const TimeOrderedRecords::Entry& e : sorted->records()) {
         PERFDATA_RETURN_IF_ERROR(sink.Add(e.ref()));
       }

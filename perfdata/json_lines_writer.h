@@ -35,8 +35,10 @@ class JsonLinesWriter {
   JsonLinesWriter(const JsonLinesWriter&) = delete;
   JsonLinesWriter& operator=(const JsonLinesWriter&) = delete;
 
-  // Queues one record. Its bytes must stay valid until Finish() unless
-  // ref.decompressed is set (then they are copied). Returns the first error
+  // Queues one record. Its bytes must stay valid until Finish() has returned
+  // or, when Finish() is not reached, until this writer is destroyed (its
+  // threads render them until then), unless ref.decompressed is set (then
+  // they are copied). Returns the first error
   // of an earlier batch: a record that does not decode (InvalidArgument
   // naming its offset) or a write error (Unavailable).
   absl::Status Add(const RecordRef& ref);

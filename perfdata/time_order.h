@@ -19,7 +19,9 @@ class TimeOrderedRecords {
   // time, stably: records with equal times stay in file order, and a record
   // without a time (perf.data's own records, no TIME in sample_type) takes
   // the time of the kept record before it. Records from COMPRESSED chunks are
-  // copied; the others point into the reader, which must outlive this object.
+  // copied into this object (Entry::bytes and ref() of those live as long as
+  // it does, and moving it keeps them valid); the others point into the
+  // reader, which must outlive this object.
   static absl::StatusOr<TimeOrderedRecords> Collect(
       Reader& reader, absl::FunctionRef<bool(const RecordRef&)> keep);
 

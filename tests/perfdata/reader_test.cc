@@ -7,6 +7,7 @@
 #include <linux/perf_event.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -256,10 +257,8 @@ TEST(ReaderTest, UnknownTypesAreHandedOutAndCounted) {
 // ---------------------------------------------------------------------------
 // The dump.
 
-std::string Dump(const std::string& image, DumpOptions options, std::string* err_out = nullptr) {
-  const std::string path = TempPath("dump.data");
-  test_util::WriteFileOrDie(path, image);
-  options.path = path;
+// The dump of the file at options.path (stdout; stderr into *err_out).
+std::string DumpFile(const DumpOptions& options, std::string* err_out = nullptr) {
   char* out_buf = nullptr;
   size_t out_len = 0;
   char* err_buf = nullptr;
@@ -275,6 +274,13 @@ std::string Dump(const std::string& image, DumpOptions options, std::string* err
   EXPECT_TRUE(s.ok()) << s;
   if (err_out) *err_out = errors;
   return result;
+}
+
+std::string Dump(const std::string& image, DumpOptions options, std::string* err_out = nullptr) {
+  const std::string path = TempPath("dump.data");
+  test_util::WriteFileOrDie(path, image);
+  options.path = path;
+  return DumpFile(options, err_out);
 }
 
 std::vector<nlohmann::json> Lines(const std::string& text) {
@@ -304,6 +310,46 @@ TEST(DumpTest, SortTimeOrdersRecordsByTimestampStably) {
     if (j["type"] == "SAMPLE") ips.push_back(j["ip"]);
   }
   EXPECT_EQ(ips, (std::vector<std::string>{"0x1", "0x2", "0x4", "0x3"}));
+}
+
+// perf record -z (see testdata/README.md): two COMPRESSED chunks, two CPUs'
+// rings, so file order is not time order.
+constexpr char kPerfZ[] = "tests/perfdata/testdata/perf_record_z.data";
+
+// The time a line sorts by, as TimeOrderedRecords documents it: its own
+// ("time" or the sample_id trailer's) when not 0, else that of the line before.
+uint64_t SortTime(const nlohmann::json& j, uint64_t previous) {
+  uint64_t t = 0;
+  if (j.contains("time")) t = j["time"].get<uint64_t>();
+  else if (j.contains("sample_id") && j["sample_id"].contains("time")) t = j["sample_id"]["time"].get<uint64_t>();
+  return t != 0 ? t : previous;
+}
+
+TEST(DumpTest, SortTimeOfACompressedFileIsItsFileOrderSortedForAnyThreads) {
+  DumpOptions options;
+  options.path = kPerfZ;
+  options.threads = 1;
+  const std::vector<nlohmann::json> file_order = Lines(DumpFile(options));
+  ASSERT_GT(file_order.size(), 40u);
+  std::vector<std::pair<uint64_t, std::string>> keyed;  // stable_sort keeps file order on ties
+  uint64_t t = 0;
+  for (const nlohmann::json& j : file_order) {
+    t = SortTime(j, t);
+    keyed.emplace_back(t, j.dump());
+  }
+  ASSERT_FALSE(std::is_sorted(keyed.begin(), keyed.end(),
+                              [](const auto& a, const auto& b) { return a.first < b.first; }))
+      << "the test file should not be in time order already";
+  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::string expected;
+  for (const auto& [time, line] : keyed) expected += line + "\n";
+  options.sort = DumpOptions::Sort::kTime;
+  for (int threads = 1; threads <= 4; ++threads) {
+    options.threads = threads;
+    std::string got;
+    for (const nlohmann::json& j : Lines(DumpFile(options))) got += j.dump() + "\n";
+    EXPECT_EQ(got, expected) << threads << " threads";
+  }
 }
 
 TEST(DumpTest, HeaderIsOneJsonObjectWithEventsAndFeatures) {
