@@ -62,6 +62,78 @@ uint32_t AttrSizeAt(const uint8_t* attr) {
   return size == 0 ? PERF_ATTR_SIZE_VER0 : size;
 }
 
+// The first 16 bytes of an input (`size` of them available): magic and
+// header size. Checked before anything else is mapped or read.
+absl::Status CheckStart(const uint8_t* data, uint64_t size) {
+  if (size == 0) return Malformed(0, "empty input: not a perf.data file");
+  if (size < kPipeHeaderSize) {
+    return Malformed(0, absl::StrCat("input of ", size, " bytes is too short for a perf.data header"));
+  }
+  const uint64_t magic = LoadUnaligned<uint64_t>(data);
+  if (magic == __builtin_bswap64(kMagic)) {
+    return Malformed(0, "byte-swapped (big-endian) perf.data is not supported");
+  }
+  if (magic != kMagic) return Malformed(0, absl::StrFormat("bad magic 0x%016x: not a perf.data file", magic));
+  const uint64_t hsize = LoadUnaligned<uint64_t>(data + 8);
+  if (hsize != kPipeHeaderSize && hsize != kFileHeaderSize && hsize != kOldFileHeaderSize) {
+    return Malformed(8, absl::StrCat("header size ", hsize, " is not 16 (pipe), 72 or 104 (file)"));
+  }
+  return absl::OkStatus();
+}
+
+// The payload that follows record `rec` (header `h`, h.size >= 8 bytes
+// present) in the data, outside header.size: AUXTRACE's (u64 size at +8) and
+// HEADER_TRACING_DATA's (u32 size at +8, padded to 8); 0 for other types.
+absl::StatusOr<uint64_t> PayloadSize(const uint8_t* rec, const RecordHeader& h, uint64_t offset) {
+  if (ABSL_PREDICT_FALSE(h.type == kRecordAuxtrace)) {
+    if (h.size < 16) return Malformed(offset, absl::StrCat("AUXTRACE record of size ", h.size, " has no size field"));
+    return LoadUnaligned<uint64_t>(rec + 8);
+  }
+  if (ABSL_PREDICT_FALSE(h.type == kRecordHeaderTracingData)) {
+    if (h.size < 12) return Malformed(offset, absl::StrCat("TRACING_DATA record of size ", h.size, " has no size field"));
+    return AlignUp(LoadUnaligned<uint32_t>(rec + 8), 8);
+  }
+  return 0;
+}
+
+// Reads fd to its end into *out, or (pipe mode, `pipe_mode`) until the first
+// record whose header is malformed: Init then reports it, and a stream of
+// junk after a pipe header ends at once instead of filling memory. *out
+// already holds the first bytes of the input.
+absl::Status ReadInput(int fd, bool pipe_mode, std::string* out) {
+  uint64_t next = kPipeHeaderSize;  // pipe mode: the next record's offset
+  char buf[1 << 16];
+  for (;;) {
+    while (pipe_mode && next <= out->size() && out->size() - next >= 8) {
+      const uint8_t* rec = reinterpret_cast<const uint8_t*>(out->data()) + next;
+      const RecordHeader h = RecordHeader::At(rec);
+      if (h.size < 8) return absl::OkStatus();
+      if (h.size > out->size() - next) break;
+      const absl::StatusOr<uint64_t> payload = PayloadSize(rec, h, next);
+      if (!payload.ok() || *payload > UINT64_MAX - next - h.size) return absl::OkStatus();
+      next += h.size + *payload;
+    }
+    const ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return absl::Status(absl::ErrnoToStatusCode(errno), std::strerror(errno));
+    if (n == 0) return absl::OkStatus();
+    out->append(buf, n);
+  }
+}
+
+// Reads up to `n` bytes (fewer only at the end of the input); *got says how many.
+absl::Status ReadUpTo(int fd, uint8_t* p, size_t n, size_t* got) {
+  *got = 0;
+  while (*got < n) {
+    const ssize_t r = read(fd, p + *got, n - *got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return absl::Status(absl::ErrnoToStatusCode(errno), std::strerror(errno));
+    if (r == 0) break;
+    *got += r;
+  }
+  return absl::OkStatus();
+}
+
 // Walks the records of a perf.data data section [data, data + size), which
 // starts at file offset `base`. Calls fn(record, header.size, file offset,
 // payload) for each; AUXTRACE and HEADER_TRACING_DATA are followed by a
@@ -87,12 +159,10 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline absl::Status WalkRecords(const uint8_t* data
                                             " runs past the end of the data (", left, " bytes left)"));
     }
     uint64_t payload = 0;
-    if (ABSL_PREDICT_FALSE(h.type == kRecordAuxtrace)) {
-      if (h.size < 16) return Malformed(offset, absl::StrCat("AUXTRACE record of size ", h.size, " has no size field"));
-      payload = LoadUnaligned<uint64_t>(data + pos + 8);
-    } else if (ABSL_PREDICT_FALSE(h.type == kRecordHeaderTracingData)) {
-      if (h.size < 12) return Malformed(offset, absl::StrCat("TRACING_DATA record of size ", h.size, " has no size field"));
-      payload = AlignUp(LoadUnaligned<uint32_t>(data + pos + 8), 8);
+    if (ABSL_PREDICT_FALSE(h.type >= kFirstUserRecordType)) {
+      absl::StatusOr<uint64_t> p = PayloadSize(data + pos, h, offset);
+      if (!p.ok()) return p.status();
+      payload = *p;
     }
     if (payload > left - h.size) {
       return Malformed(offset, absl::StrCat(TypeName(h.type), " payload of ", payload,
@@ -116,10 +186,29 @@ absl::StatusOr<std::unique_ptr<Reader>> Reader::Open(const std::string& path) {
     return absl::Status(absl::ErrnoToStatusCode(errno),
                         absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
   }
+  struct FdCloser {
+    int fd;
+    bool own;
+    ~FdCloser() {
+      if (own) close(fd);
+    }
+  } closer{fd, !use_stdin};
+  const auto read_error = [&path](const absl::Status& s) {
+    return absl::Status(s.code(), absl::StrCat("cannot read ", path, ": ", s.message()));
+  };
+  // The header first: input that is not perf.data is refused before it is
+  // mapped or read any further (/dev/zero, a pipe of junk, a large file).
+  uint8_t start[kPipeHeaderSize];
+  size_t got = 0;
+  if (absl::Status s = ReadUpTo(fd, start, sizeof start, &got); !s.ok()) return read_error(s);
+  PERFDATA_RETURN_IF_ERROR(CheckStart(start, got));
+  const bool pipe_mode = LoadUnaligned<uint64_t>(start + 8) == kPipeHeaderSize;
+
   struct stat st;
   const bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
   if (regular && !use_stdin) r->mtime_ = st.st_mtime;
-  if (regular && st.st_size > 0) {
+  // Stdin may be a regular file read from an offset: map only from the start.
+  if (regular && st.st_size > 0 && lseek(fd, 0, SEEK_CUR) == static_cast<off_t>(got)) {
     void* m = mmap(nullptr, st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
     if (m != MAP_FAILED) {
       madvise(m, st.st_size, MADV_SEQUENTIAL);
@@ -128,24 +217,12 @@ absl::StatusOr<std::unique_ptr<Reader>> Reader::Open(const std::string& path) {
       r->size_ = st.st_size;
     }
   }
-  if (r->mapping_ == nullptr) {  // a pipe, or mmap refused: read it all
-    char buf[1 << 16];
-    for (;;) {
-      const ssize_t n = read(fd, buf, sizeof buf);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        const int err = errno;
-        if (!use_stdin) close(fd);
-        return absl::Status(absl::ErrnoToStatusCode(err),
-                            absl::StrCat("cannot read ", path, ": ", std::strerror(err)));
-      }
-      if (n == 0) break;
-      r->owned_.append(buf, n);
-    }
+  if (r->mapping_ == nullptr) {  // a pipe, or mmap refused: read it (file mode: all of it)
+    r->owned_.assign(reinterpret_cast<const char*>(start), got);
+    if (absl::Status s = ReadInput(fd, pipe_mode, &r->owned_); !s.ok()) return read_error(s);
     r->data_ = reinterpret_cast<const uint8_t*>(r->owned_.data());
     r->size_ = r->owned_.size();
   }
-  if (!use_stdin) close(fd);
   PERFDATA_RETURN_IF_ERROR(r->Init());
   return r;
 }
@@ -164,15 +241,7 @@ Reader::~Reader() {
 }
 
 absl::Status Reader::Init() {
-  if (size_ == 0) return Malformed(0, "empty input: not a perf.data file");
-  if (size_ < kPipeHeaderSize) {
-    return Malformed(0, absl::StrCat("input of ", size_, " bytes is too short for a perf.data header"));
-  }
-  const uint64_t magic = LoadUnaligned<uint64_t>(data_);
-  if (magic == __builtin_bswap64(kMagic)) {
-    return Malformed(0, "byte-swapped (big-endian) perf.data is not supported");
-  }
-  if (magic != kMagic) return Malformed(0, absl::StrFormat("bad magic 0x%016x: not a perf.data file", magic));
+  PERFDATA_RETURN_IF_ERROR(CheckStart(data_, size_));
   header_.header_size = LoadUnaligned<uint64_t>(data_ + 8);
   if (header_.header_size == kPipeHeaderSize) {
     header_.pipe = true;
@@ -184,10 +253,7 @@ absl::Status Reader::Init() {
 }
 
 absl::Status Reader::ParseFileHeader() {
-  const uint64_t hsize = header_.header_size;
-  if (hsize != kFileHeaderSize && hsize != kOldFileHeaderSize) {
-    return Malformed(8, absl::StrCat("header size ", hsize, " is not 16 (pipe), 72 or 104 (file)"));
-  }
+  const uint64_t hsize = header_.header_size;  // 72 or 104 (CheckStart)
   if (size_ < hsize) return Malformed(size_, absl::StrCat("file ends inside the ", hsize, "-byte header"));
   header_.attr_size = LoadUnaligned<uint64_t>(data_ + kHeaderAttrSizeOffset);
   header_.attrs = {LoadUnaligned<uint64_t>(data_ + kHeaderAttrsOffset),
@@ -218,9 +284,13 @@ absl::Status Reader::ParseFileHeader() {
   // Attrs: attr.size bytes, then the ids section.
   const uint64_t nr_attrs = header_.attrs.size / attr_size;
   std::vector<EventDescEntry> attrs;
+  // Ids sections may not overlap, so together they are at most the file:
+  // attrs sharing one large section cannot make us hold it many times over.
+  uint64_t total_ids = 0;
   for (uint64_t i = 0; i < nr_attrs; ++i) {
     const uint64_t at = header_.attrs.offset + i * attr_size;
-    const uint32_t size = AttrSizeAt(data_ + at);
+    // 64-bit: attr.size near 2^32 must not wrap around the check.
+    const uint64_t size = AttrSizeAt(data_ + at);
     if (size + kFileSectionSize > attr_size) {
       return Malformed(at + 4, absl::StrCat("attr ", i, " has attr.size ", size,
                                             ", which does not fit attr_size ", attr_size));
@@ -232,6 +302,11 @@ absl::Status Reader::ParseFileHeader() {
     if (!Inside(ids_offset, ids_size, size_) || ids_size % 8 != 0) {
       return Malformed(at + size, absl::StrFormat("ids section [0x%x, +%u) of attr %u lies past the end of the file or is not whole u64s",
                                                   ids_offset, ids_size, i));
+    }
+    total_ids += ids_size / 8;
+    if (total_ids > size_ / 8) {
+      return Malformed(at + size, absl::StrFormat("ids sections of attrs 0..%u hold %u ids, more than the file (%u bytes) can",
+                                                  i, total_ids, size_));
     }
     for (uint64_t k = 0; k < ids_size / 8; ++k) e.ids.push_back(LoadUnaligned<uint64_t>(data_ + ids_offset + 8 * k));
     attrs.push_back(std::move(e));

@@ -15,7 +15,12 @@
 // with "offset 0x<file offset>: " and says what is wrong; nothing is read
 // outside the input and every loop advances by at least 8 bytes.
 //
-// The input is mapped (regular files) or read whole (pipes, stdin). Not
+// The magic and header size are checked first, before the input is mapped
+// (regular files) or read further (pipes, stdin: to its end, or in pipe mode
+// up to the first malformed record header), so input that is not perf.data
+// is refused at once. Every size, offset and count read from the input is
+// checked in 64-bit arithmetic against what remains before it is used; one
+// claiming more than the input holds is an error, never an allocation. Not
 // thread-safe; the Reader owns the bytes RecordRefs point into.
 #ifndef PERFRING_PERFDATA_READER_H_
 #define PERFRING_PERFDATA_READER_H_

@@ -5,14 +5,18 @@
 #include "perfdata/reader.h"
 
 #include <linux/perf_event.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
+#include <thread>
 #include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
@@ -442,6 +446,88 @@ TEST(MalformedTest, IdsSectionPastTheEnd) {
   const uint64_t attrs = LoadUnaligned<uint64_t>(reinterpret_cast<const uint8_t*>(image.data()) + kHeaderAttrsOffset);
   Store<uint64_t>(reinterpret_cast<uint8_t*>(image.data()) + attrs + sizeof(perf_event_attr), 1ULL << 40);
   ExpectMalformedAt(ReadAll(image), absl::StrFormat("offset 0x%x:", attrs + sizeof(perf_event_attr)), "ids section");
+}
+
+// attr.size near 2^32 once wrapped around a 32-bit bounds check (SIGSEGV).
+TEST(MalformedTest, AttrSizeNearFourGigabytesIsRefusedNotWrapped) {
+  for (uint32_t bad : {0xfffffff0u, 0xffffffffu, 0x7fffffffu, 0xfffffff8u}) {
+    std::string image = FileImage(TwoEvents(), TwoEventData());
+    const uint64_t attrs = LoadUnaligned<uint64_t>(reinterpret_cast<const uint8_t*>(image.data()) + kHeaderAttrsOffset);
+    Store<uint32_t>(reinterpret_cast<uint8_t*>(image.data()) + attrs + 4, bad);
+    ExpectMalformedAt(ReadAll(image), absl::StrFormat("offset 0x%x:", attrs + 4),
+                      absl::StrCat("attr.size ", bad, ", which does not fit"));
+  }
+}
+
+// Attrs that all claim one ids section as large as the file would make the
+// reader hold it once per attr.
+TEST(MalformedTest, IdsSectionsAddingUpToMoreThanTheFileAreRefused) {
+  std::string image = FileImage({MakeAttr(0, {1}), MakeAttr(1, {2}), MakeAttr(2, {3})}, TwoEventData());
+  auto* p = reinterpret_cast<uint8_t*>(image.data());
+  const uint64_t attrs = LoadUnaligned<uint64_t>(p + kHeaderAttrsOffset);
+  const uint64_t attr_size = LoadUnaligned<uint64_t>(p + kHeaderAttrSizeOffset);
+  for (uint64_t i = 0; i < 3; ++i) {
+    Store<uint64_t>(p + attrs + i * attr_size + sizeof(perf_event_attr), 0);
+    Store<uint64_t>(p + attrs + i * attr_size + sizeof(perf_event_attr) + 8, image.size() & ~uint64_t{7});
+  }
+  ExpectMalformedAt(ReadAll(image), absl::StrFormat("offset 0x%x:", attrs + attr_size + sizeof(perf_event_attr)),
+                    "more than the file");
+}
+
+absl::StatusOr<std::string> OpenAndReadAll(const std::string& path) {
+  absl::StatusOr<std::unique_ptr<Reader>> r = Reader::Open(path);
+  if (!r.ok()) return r.status();
+  return std::string("opened");
+}
+
+// An endless device once grew to the address-space limit before "bad magic".
+TEST(MalformedTest, DevZeroIsRefusedAtTheHeader) {
+  ExpectMalformedAt(OpenAndReadAll("/dev/zero"), "offset 0x0:", "bad magic");
+}
+
+// A pipe whose writer never stops, holding `head` and then `fill` bytes
+// forever; the reader must stop on its own.
+class EndlessPipe {
+ public:
+  EndlessPipe(std::string head, char fill) {
+    signal(SIGPIPE, SIG_IGN);
+    EXPECT_EQ(pipe(fds_), 0);
+    writer_ = std::thread([this, head = std::move(head), fill] {
+      std::string chunk = head;
+      for (;;) {
+        for (size_t done = 0; done < chunk.size();) {
+          const ssize_t n = write(fds_[1], chunk.data() + done, chunk.size() - done);
+          if (n < 0 && errno == EINTR) continue;
+          if (n <= 0) return;  // EPIPE: the test closed the read end
+          done += n;
+        }
+        chunk.assign(1 << 16, fill);
+      }
+    });
+  }
+  ~EndlessPipe() {
+    close(fds_[0]);
+    writer_.join();
+    close(fds_[1]);
+  }
+  std::string path() const { return absl::StrCat("/proc/self/fd/", fds_[0]); }
+
+ private:
+  int fds_[2] = {-1, -1};
+  std::thread writer_;
+};
+
+TEST(MalformedTest, AnEndlessPipeOfJunkStopsAtTheHeader) {
+  EndlessPipe zeros("", '\0');
+  ExpectMalformedAt(OpenAndReadAll(zeros.path()), "offset 0x0:", "bad magic");
+  EndlessPipe text("not a perf.data file at all", 'x');
+  ExpectMalformedAt(OpenAndReadAll(text.path()), "offset 0x0:", "bad magic");
+}
+
+TEST(MalformedTest, AnEndlessPipeOfZerosAfterAPipeHeaderStopsAtTheFirstBadRecord) {
+  const std::string head = PipeImage(TwoEvents(), TwoEventData());
+  EndlessPipe zeros(head, '\0');
+  ExpectMalformedAt(OpenAndReadAll(zeros.path()), absl::StrFormat("offset 0x%x:", head.size()), "size 0 (< 8)");
 }
 
 TEST(MalformedTest, RecordSizeZero) {
