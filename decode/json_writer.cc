@@ -9,6 +9,27 @@
 #include "absl/base/optimization.h"
 
 namespace perfring {
+
+size_t Utf8SequenceLength(const uint8_t* p, const uint8_t* end) {
+  const size_t avail = static_cast<size_t>(end - p);
+  const uint8_t c = p[0];
+  auto cont = [](uint8_t b) { return (b & 0xc0) == 0x80; };
+  if (c >= 0xc2 && c <= 0xdf) return avail >= 2 && cont(p[1]) ? 2 : 0;
+  if (c >= 0xe0 && c <= 0xef) {
+    if (avail < 3 || !cont(p[1]) || !cont(p[2])) return 0;
+    if (c == 0xe0 && p[1] < 0xa0) return 0;  // overlong
+    if (c == 0xed && p[1] > 0x9f) return 0;  // surrogates
+    return 3;
+  }
+  if (c >= 0xf0 && c <= 0xf4) {
+    if (avail < 4 || !cont(p[1]) || !cont(p[2]) || !cont(p[3])) return 0;
+    if (c == 0xf0 && p[1] < 0x90) return 0;  // overlong
+    if (c == 0xf4 && p[1] > 0x8f) return 0;  // above U+10FFFF
+    return 4;
+  }
+  return 0;
+}
+
 namespace {
 
 // Constants newer than the 6.1 uapi headers.
@@ -401,27 +422,6 @@ class JsonSink {
     p[4] = kHexDigits[c >> 4];
     p[5] = kHexDigits[c & 0xf];
     Commit(p + 6);
-  }
-  // Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlongs,
-  // no surrogates, nothing above U+10FFFF), or 0 if there is none.
-  static size_t Utf8SequenceLength(const uint8_t* p, const uint8_t* end) {
-    const size_t avail = static_cast<size_t>(end - p);
-    const uint8_t c = p[0];
-    auto cont = [](uint8_t b) { return (b & 0xc0) == 0x80; };
-    if (c >= 0xc2 && c <= 0xdf) return avail >= 2 && cont(p[1]) ? 2 : 0;
-    if (c >= 0xe0 && c <= 0xef) {
-      if (avail < 3 || !cont(p[1]) || !cont(p[2])) return 0;
-      if (c == 0xe0 && p[1] < 0xa0) return 0;  // overlong
-      if (c == 0xed && p[1] > 0x9f) return 0;  // surrogates
-      return 3;
-    }
-    if (c >= 0xf0 && c <= 0xf4) {
-      if (avail < 4 || !cont(p[1]) || !cont(p[2]) || !cont(p[3])) return 0;
-      if (c == 0xf0 && p[1] < 0x90) return 0;  // overlong
-      if (c == 0xf4 && p[1] > 0x8f) return 0;  // above U+10FFFF
-      return 4;
-    }
-    return 0;
   }
 
   JsonOutput* out_;

@@ -43,6 +43,7 @@
 #define PERFRING_DECODE_JSON_WRITER_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "decode/event_table.h"
@@ -59,6 +60,10 @@ void AppendJsonLine(const Record& rec, const EventInfo* event, std::string* out)
 // or nullptr when it does not fit (then the bytes of [begin, end) are
 // unspecified).
 char* AppendJsonLine(const Record& rec, const EventInfo* event, char* begin, char* end);
+
+// Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlongs, no
+// surrogates, nothing above U+10FFFF; p < end), or 0 if there is none.
+size_t Utf8SequenceLength(const uint8_t* p, const uint8_t* end);
 
 }  // namespace perfring
 

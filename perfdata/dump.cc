@@ -14,6 +14,7 @@
 #include "perfdata/build_id.h"
 #include "perfdata/format.h"
 #include "perfdata/json_lines_writer.h"
+#include "perfdata/lossless_text.h"
 #include "perfdata/perf_json.h"
 #include "perfdata/reader.h"
 #include "perfdata/status_macros.h"
@@ -39,7 +40,7 @@ std::string Hex(uint64_t v) { return absl::StrFormat("0x%x", v); }
 
 nlohmann::json EventJson(const EventInfo& e) {
   nlohmann::json j = {
-      {"name", e.name},
+      {"name", LosslessUtf8(e.name)},
       {"type", e.attr.type},
       {"config", Hex(e.attr.config)},
       {"sample_type", Hex(e.attr.sample_type)},
@@ -54,18 +55,21 @@ nlohmann::json EventJson(const EventInfo& e) {
 nlohmann::json FeaturesJson(const HeaderFeatures& f) {
   nlohmann::json j = nlohmann::json::object();
   auto has = [&f](int bit) { return f.present.test(bit); };
-  if (has(kFeatHostname)) j["hostname"] = f.hostname;
-  if (has(kFeatOsRelease)) j["os_release"] = f.os_release;
-  if (has(kFeatVersion)) j["version"] = f.version;
-  if (has(kFeatArch)) j["arch"] = f.arch;
+  if (has(kFeatHostname)) j["hostname"] = LosslessUtf8(f.hostname);
+  if (has(kFeatOsRelease)) j["os_release"] = LosslessUtf8(f.os_release);
+  if (has(kFeatVersion)) j["version"] = LosslessUtf8(f.version);
+  if (has(kFeatArch)) j["arch"] = LosslessUtf8(f.arch);
   if (has(kFeatNrCpus)) j["nrcpus"] = {{"online", f.nr_cpus_online}, {"avail", f.nr_cpus_avail}};
-  if (has(kFeatCpuDesc)) j["cpudesc"] = f.cpu_desc;
-  if (has(kFeatCpuId)) j["cpuid"] = f.cpuid;
+  if (has(kFeatCpuDesc)) j["cpudesc"] = LosslessUtf8(f.cpu_desc);
+  if (has(kFeatCpuId)) j["cpuid"] = LosslessUtf8(f.cpuid);
   if (has(kFeatTotalMem)) j["total_mem_kb"] = f.total_mem_kb;
-  if (has(kFeatCmdline)) j["cmdline"] = f.cmdline;
+  if (has(kFeatCmdline)) {
+    j["cmdline"] = nlohmann::json::array();
+    for (const std::string& arg : f.cmdline) j["cmdline"].push_back(LosslessUtf8(arg));
+  }
   if (has(kFeatEventDesc)) {
     j["event_desc"] = nlohmann::json::array();
-    for (const EventDescEntry& e : f.event_desc) j["event_desc"].push_back({{"name", e.name}, {"ids", e.ids}});
+    for (const EventDescEntry& e : f.event_desc) j["event_desc"].push_back({{"name", LosslessUtf8(e.name)}, {"ids", e.ids}});
   }
   if (has(kFeatSampleTime)) j["sample_time"] = {{"first", f.first_sample_time}, {"last", f.last_sample_time}};
   if (has(kFeatClockId)) j["clockid_res_ns"] = f.clock_resolution_ns;
@@ -81,7 +85,7 @@ nlohmann::json FeaturesJson(const HeaderFeatures& f) {
       j["build_id"].push_back({{"pid", b.pid},
                                {"cpumode", std::string(CpumodeName(b.misc))},
                                {"build_id", HexBytes(b.build_id)},
-                               {"filename", b.filename}});
+                               {"filename", LosslessUtf8(b.filename)}});
     }
   }
   if (f.compression) {
@@ -107,6 +111,8 @@ nlohmann::json FeaturesJson(const HeaderFeatures& f) {
   return j;
 }
 
+// Every string from the file goes through LosslessUtf8: nlohmann::json throws
+// on one that is not UTF-8.
 absl::Status DumpHeader(const Reader& reader, FILE* out) {
   const FileHeader& h = reader.header();
   nlohmann::json j = {{"mode", h.pipe ? "pipe" : "file"}, {"header_size", h.header_size}};

@@ -367,6 +367,53 @@ TEST(DumpTest, HeaderIsOneJsonObjectWithEventsAndFeatures) {
   EXPECT_EQ(j["events"][1]["ids"], nlohmann::json::array({2}));
 }
 
+// Reads LosslessUtf8's text back into bytes: "\\" is a backslash, "\xHH" byte HH.
+std::string FromLossless(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\' && i + 1 < s.size() && s[i + 1] == '\\') {
+      out.push_back('\\');
+      ++i;
+    } else if (s[i] == '\\' && i + 3 < s.size() && s[i + 1] == 'x') {
+      out.push_back(static_cast<char>(std::stoi(s.substr(i + 2, 2), nullptr, 16)));
+      i += 3;
+    } else {
+      out.push_back(s[i]);
+    }
+  }
+  return out;
+}
+
+// Such strings once aborted the dump (nlohmann::json type_error 316).
+TEST(DumpTest, HeaderStringsThatAreNotUtf8AreEscapedLosslessly) {
+  const std::string host = "box\xff\xfe";
+  const std::string release = "6.1\xc3(";             // a cut sequence
+  const std::string version = "v\\x41\xe9";           // a real "\x41", then Latin-1 é
+  const std::vector<std::string> cmdline = {"perf", "r\xc0\xaf" "ecord", "caf\xc3\xa9"};  // overlong '/', UTF-8 é
+  EventDescEntry a{TwoEvents()[0].attr, "ev\xff", {1}}, b{TwoEvents()[1].attr, "second", {2}};
+  DumpOptions options;
+  options.header_only = true;
+  const std::string out = Dump(FileImage(TwoEvents(), TwoEventData(),
+                                         {{kFeatHostname, EncodeString(host)},
+                                          {kFeatOsRelease, EncodeString(release)},
+                                          {kFeatVersion, EncodeString(version)},
+                                          {kFeatCmdline, EncodeStringList(cmdline)},
+                                          {kFeatEventDesc, EncodeEventDesc({a, b})}}),
+                               options);
+  const nlohmann::json j = nlohmann::json::parse(out);
+  const nlohmann::json& f = j["features"];
+  EXPECT_EQ(f["hostname"], "box\\xff\\xfe");
+  EXPECT_EQ(f["os_release"], "6.1\\xc3(");
+  EXPECT_EQ(f["version"], "v\\\\x41\\xe9");
+  EXPECT_EQ(f["cmdline"], nlohmann::json::array({"perf", "r\\xc0\\xafecord", "caf\xc3\xa9"}));
+  EXPECT_EQ(j["events"][0]["name"], "ev\\xff");
+  EXPECT_EQ(f["event_desc"][0]["name"], "ev\\xff");
+  EXPECT_EQ(FromLossless(f["hostname"]), host);
+  EXPECT_EQ(FromLossless(f["os_release"]), release);
+  EXPECT_EQ(FromLossless(f["version"]), version);
+  for (size_t i = 0; i < cmdline.size(); ++i) EXPECT_EQ(FromLossless(f["cmdline"][i]), cmdline[i]);
+}
+
 TEST(DumpTest, PerfJsonIsOneDocumentOfTimeOrderedSamples) {
   DumpOptions options;
   options.format = DumpOptions::Format::kPerfJson;
