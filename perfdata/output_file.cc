@@ -67,9 +67,12 @@ absl::StatusOr<Plan> Classify(const std::string& path) {
   if (S_ISLNK(st.st_mode)) {
     const std::string target = LinkTarget(path);
     if (stat(path.c_str(), &st) != 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "output ", path, " is a symbolic link to ", target, ", which cannot be opened (",
-          std::strerror(errno), "); give the path to write to (nothing was renamed)"));
+      const std::string why = errno == ENOENT
+                                  ? std::string("does not exist")
+                                  : absl::StrCat("cannot be opened (", std::strerror(errno), ")");
+      return absl::InvalidArgumentError(absl::StrCat("output ", path, " is a symbolic link to ", target,
+                                                     ", which ", why,
+                                                     "; give the path to write to (nothing was renamed)"));
     }
     if (S_ISREG(st.st_mode)) {
       return absl::InvalidArgumentError(
