@@ -249,8 +249,8 @@ TEST_F(RecordE2E, AnOutputThatIsNotAFileIsRefusedAndNothingIsRenamed) {
 TEST_F(RecordE2E, AFifoOutputIsWrittenInPipeModeAndStaysAFifo) {
   std::string fifo = dir_ + "/stream";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  Result r = Shell(absl::StrCat(perfring_, " record -q -o ", fifo, " -- ", hot_loop_, " 0.2 & timeout 60 perf script -i - < ",
-                                fifo, "; wait $!"));
+  Result r = Shell(absl::StrCat(perfring_, " record -q -o ", fifo, " -- ", hot_loop_, " 0.2 & timeout 60 sh -c 'perf script -i - < ",
+                                fifo, "'; wait $!"));
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(absl::StrContains(r.out, "hot_function")) << r.out.substr(0, 1000) << r.err;
   struct stat st;
