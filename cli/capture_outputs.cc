@@ -1,50 +1,47 @@
 #include "cli/capture_outputs.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
-
 #include "absl/strings/str_cat.h"
+#include "perfdata/output_file.h"
 
 namespace perfring::cli {
-namespace {
-
-// A JSON Lines output: stdout for "-", otherwise a new file (mode 0600),
-// refusing to replace an existing one unless `force`.
-absl::StatusOr<int> OpenJsonOutput(const std::string& path, bool force) {
-  if (path == "-") return STDOUT_FILENO;
-  int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL);
-  int fd = ::open(path.c_str(), flags, 0600);
-  if (fd >= 0) return fd;
-  if (errno == EEXIST)
-    return absl::AlreadyExistsError(absl::StrCat(path, " exists; use -f to replace it"));
-  return absl::InvalidArgumentError(absl::StrCat("cannot create ", path, ": ", std::strerror(errno)));
-}
-
-}  // namespace
-
 CaptureOutputs::~CaptureOutputs() {
-  json_.reset();
+  if (writer_ && !writer_->finished()) writer_->Finish().IgnoreError();
+  json_.reset();  // flushes what it still holds
+  if (json_failed_ && json_fd_ >= 0) perfdata::TrimToWholeLines(json_fd_).IgnoreError();
   if (json_fd_ > STDERR_FILENO) ::close(json_fd_);
 }
 
+absl::Status CaptureOutputs::JsonFailed(absl::Status status) {
+  json_failed_ = true;
+  if (json_fd_ >= 0 && perfdata::AtFileSizeLimit(json_fd_)) {
+    return perfdata::FileSizeLimitError(paths_.json,
+                                        "the records so far are kept, as whole lines");
+  }
+  return status;
+}
+
 absl::Status CaptureOutputs::Begin(const EventTable& events) {
+  auto kept = [this](const std::string& path, const std::string& old) {
+    if (old.empty()) return;
+    const std::string line = absl::StrCat("kept the previous ", path, " as ", old);
+    if (paths_.notice) paths_.notice(line);
+  };
   if (!paths_.json.empty()) {
-    absl::StatusOr<int> fd = OpenJsonOutput(paths_.json, paths_.force);
-    if (!fd.ok()) return fd.status();
-    json_fd_ = *fd;
+    absl::StatusOr<perfdata::OutputFile> out = perfdata::OpenOutputFile(paths_.json);
+    if (!out.ok()) return out.status();
+    json_fd_ = out->fd;
+    kept(paths_.json, out->kept_as);
     json_ = std::make_unique<JsonLinesSink>(json_fd_);
     if (absl::Status s = json_->Begin(events); !s.ok()) return s;
   }
   if (!paths_.perfdata.empty()) {
-    perfdata::WriterOptions options;
-    options.force = paths_.force;
     absl::StatusOr<std::unique_ptr<perfdata::Writer>> writer =
-        perfdata::Writer::Create(paths_.perfdata, options);
+        perfdata::Writer::Create(paths_.perfdata);
     if (!writer.ok()) return writer.status();
     writer_ = std::move(*writer);
+    kept(paths_.perfdata, writer_->kept_as());
     if (absl::Status s = writer_->Begin(events, info_); !s.ok()) return s;
   }
   return absl::OkStatus();
@@ -53,21 +50,24 @@ absl::Status CaptureOutputs::Begin(const EventTable& events) {
 absl::Status CaptureOutputs::Write(const RecordView& rec, const EventInfo* event) {
   if (writer_)
     if (absl::Status s = writer_->WriteRecord(rec.bytes, rec.size); !s.ok()) return s;
-  if (json_) return json_->Write(rec, event);
+  if (json_)
+    if (absl::Status s = json_->Write(rec, event); !s.ok()) return JsonFailed(s);
   return absl::OkStatus();
 }
 
 absl::Status CaptureOutputs::EndRound() {
   if (writer_)
     if (absl::Status s = writer_->WriteFinishedRound(); !s.ok()) return s;
-  if (json_) return json_->EndRound();
+  if (json_)
+    if (absl::Status s = json_->EndRound(); !s.ok()) return JsonFailed(s);
   return absl::OkStatus();
 }
 
 absl::Status CaptureOutputs::End(const CaptureSummary& summary) {
   absl::Status status;
   if (writer_) status.Update(writer_->Finish());
-  if (json_) status.Update(json_->End(summary));
+  if (json_)
+    if (absl::Status s = json_->End(summary); !s.ok()) status.Update(JsonFailed(s));
   return status;
 }
 

@@ -5,10 +5,16 @@
 //
 // Files are created in Begin, that is only once the events are open, so a
 // bad event spec or target never leaves an empty output behind nor renames an
-// old perf.data. Used from the session's thread only.
+// old perf.data. Every path follows perfdata/output_file.h (a previous
+// regular file is kept as PATH.old, said in one notice line; a directory,
+// socket or block device is refused). A file-size limit (EFBIG) on either
+// output is one error line; both files are left readable (perf.data
+// finished, JSON cut after its last whole line). Used from the session's
+// thread only.
 #ifndef PERFRING_CLI_CAPTURE_OUTPUTS_H_
 #define PERFRING_CLI_CAPTURE_OUTPUTS_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -21,17 +27,20 @@ namespace perfring::cli {
 struct OutputPaths {
   std::string perfdata;  // "" none, "-" pipe mode on stdout
   std::string json;      // "" none, "-" stdout
-  bool force = false;    // replace existing files (perf.data is kept as .old)
+  // Where "kept the previous PATH as PATH.old" goes (one line, no '\n').
+  std::function<void(const std::string&)> notice;
 };
 
 class CaptureOutputs : public RecordSink {
  public:
   CaptureOutputs(OutputPaths paths, perfdata::RecordingInfo info)
       : paths_(std::move(paths)), info_(std::move(info)) {}
-  ~CaptureOutputs() override;
+  ~CaptureOutputs() override;  // see Write
 
   absl::Status Begin(const EventTable& events) override;
   absl::Status Write(const RecordView& rec, const EventInfo* event) override;
+  // A failed capture (the session does not call End then) still finishes
+  // perf.data.
   absl::Status EndRound() override;
   // Finishes perf.data (header sizes, features), so the file is complete
   // also after Ctrl-C, SIGTERM or --duration; flushes the JSON.
@@ -47,9 +56,13 @@ class CaptureOutputs : public RecordSink {
  private:
   OutputPaths paths_;
   perfdata::RecordingInfo info_;
+  // The JSON sink's error, with EFBIG as FileSizeLimitError.
+  absl::Status JsonFailed(absl::Status status);
+
   std::unique_ptr<perfdata::Writer> writer_;
   int json_fd_ = -1;
   std::unique_ptr<JsonLinesSink> json_;
+  bool json_failed_ = false;  // trim to whole lines once the sink is gone
 };
 
 }  // namespace perfring::cli

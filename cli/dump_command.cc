@@ -1,4 +1,6 @@
 // perfring dump: a perf.data file (perfring's or perf's) as JSON Lines.
+#include <unistd.h>
+
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -6,6 +8,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "perfdata/dump.h"
+#include "perfdata/output_file.h"
 
 namespace perfring::cli {
 
@@ -77,15 +80,24 @@ int DumpCommand(const std::vector<std::string>& args) {
   }
   if (positional.size() == 1) options.path = positional[0];
 
-  FILE* out = stdout;
-  if (output != "-") {
-    out = std::fopen(output.c_str(), "w");
-    if (out == nullptr) {
-      std::perror(("perfring dump: " + output).c_str());
-      return 2;
-    }
+  // perfdata/output_file.h's rule: a previous file is kept as OUT.old, a
+  // directory or socket is refused.
+  absl::StatusOr<perfdata::OutputFile> file = perfdata::OpenOutputFile(output);
+  if (!file.ok()) return ReportError("dump", file.status());
+  if (!file->kept_as.empty())
+    std::fprintf(stderr, "kept the previous %s as %s\n", output.c_str(), file->kept_as.c_str());
+  FILE* out = file->kind == perfdata::OutputKind::kStdout ? stdout : fdopen(file->fd, "w");
+  if (out == nullptr) {
+    ::close(file->fd);
+    return ReportError("dump", absl::InternalError("cannot open " + output));
   }
   absl::Status status = perfdata::RunDump(options, out, stderr);
+  if (std::fflush(out) != 0 && status.ok()) status = absl::UnavailableError("cannot write " + output);
+  if (!status.ok() && perfdata::AtFileSizeLimit(fileno(out))) {
+    perfdata::TrimToWholeLines(fileno(out)).IgnoreError();
+    status = perfdata::FileSizeLimitError(output == "-" ? "stdout" : output,
+                                          "the lines written so far are kept");
+  }
   if (out != stdout && std::fclose(out) != 0 && status.ok())
     status = absl::UnavailableError("cannot write " + output);
   if (!status.ok()) return ReportError("dump", status);

@@ -18,6 +18,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/capture_outputs.h"
+#include "perfdata/output_file.h"
 #include "perfdata/writer.h"
 #include "sampler/capture_summary.h"
 #include "sampler/json_lines_sink.h"
@@ -155,7 +156,7 @@ ArgParser MakeParser(RecordArgs* r) {
          [r](absl::string_view v) { r->output = std::string(v); return absl::OkStatus(); }});
   p.Add({0, "json", A::kRequired, "FILE|-", "decoded records as JSON Lines, in time order",
          [r](absl::string_view v) { r->json = std::string(v); return absl::OkStatus(); }});
-  p.Add({'f', "force", A::kNone, "", "replace existing output (the old perf.data becomes perf.data.old)",
+  p.Add({'f', "force", A::kNone, "", "accepted as perf accepts it: an existing output file is always kept as FILE.old",
          [r](absl::string_view) { return SetFlag(&r->force); }});
   p.Add({'h', "help", A::kNone, "", "this text", [r](absl::string_view) { return SetFlag(&r->help); }});
   return p;
@@ -210,18 +211,19 @@ int RecordCommand(const std::vector<std::string>& args, const std::vector<std::s
 
   // Checked again when the files are created; here so that a capture does not
   // start only to find it cannot write.
-  for (const std::string& path : {perfdata_path, json_path}) {
-    if (!r.force && !path.empty() && path != "-" && ::access(path.c_str(), F_OK) == 0) {
-      std::fprintf(stderr, "perfring record: %s exists; use -f to replace it\n", path.c_str());
-      return 2;
-    }
-  }
+  for (const std::string& path : {perfdata_path, json_path})
+    if (!path.empty())
+      if (absl::Status s = perfdata::CheckOutputPath(path); !s.ok()) return ReportError("record", s);
   if (options.quiet) options.notice = [](std::string_view) {};
 
   perfdata::RecordingInfo info;
   info.cmdline = argv;
   info.clockid = options.clockid;
-  CaptureOutputs outputs_sink({perfdata_path, json_path, r.force}, std::move(info));
+  auto notice = [&options](const std::string& line) {
+    if (options.notice) options.notice(line);
+    else std::fprintf(stderr, "%s\n", line.c_str());
+  };
+  CaptureOutputs outputs_sink({perfdata_path, json_path, notice}, std::move(info));
   absl::StatusOr<CaptureSummary> summary = RunRecord(options, &outputs_sink);
   if (!summary.ok()) return ReportError("record", summary.status());
 

@@ -1,7 +1,6 @@
 #include "perfdata/writer.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -13,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "decode/decoder.h"
 #include "perfdata/format.h"
+#include "perfdata/output_file.h"
 #include "perfdata/status_macros.h"
 
 namespace perfring::perfdata {
@@ -42,30 +42,25 @@ void AppendSection(std::string* out, uint64_t offset, uint64_t size) {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Writer>> Writer::Create(const std::string& path,
-                                                       const WriterOptions& options) {
-  if (path == "-") return std::unique_ptr<Writer>(new Writer(STDOUT_FILENO, true, path));
-  struct stat st;
-  if (stat(path.c_str(), &st) == 0) {
-    if (!options.force) {
-      return absl::AlreadyExistsError(
-          absl::StrCat(path, " exists; use -f to replace it (the old one is kept as ", path, ".old)"));
-    }
-    const std::string old = path + ".old";
-    if (rename(path.c_str(), old.c_str()) != 0) return OsError("cannot rename", path);
-  }
-  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) return OsError("cannot create", path);
-  // The umask can only clear bits; make the mode exactly 0600 regardless.
-  fchmod(fd, 0600);
-  return std::unique_ptr<Writer>(new Writer(fd, false, path));
+absl::StatusOr<std::unique_ptr<Writer>> Writer::Create(const std::string& path) {
+  absl::StatusOr<OutputFile> out = OpenOutputFile(path);
+  if (!out.ok()) return out.status();
+  // A FIFO or a device cannot take the header rewrite: pipe mode, as for "-".
+  return std::unique_ptr<Writer>(new Writer(out->fd, out->kind != OutputKind::kFile,
+                                            out->kind != OutputKind::kStdout, path,
+                                            std::move(out->kept_as)));
 }
 
-Writer::Writer(int fd, bool pipe_mode, std::string path)
-    : fd_(fd), pipe_mode_(pipe_mode), path_(std::move(path)), buffer_(kBufferSize) {}
+Writer::Writer(int fd, bool pipe_mode, bool owns_fd, std::string path, std::string kept_as)
+    : fd_(fd),
+      pipe_mode_(pipe_mode),
+      owns_fd_(owns_fd),
+      path_(std::move(path)),
+      kept_as_(std::move(kept_as)),
+      buffer_(kBufferSize) {}
 
 Writer::~Writer() {
-  if (fd_ >= 0 && !pipe_mode_) close(fd_);
+  if (fd_ >= 0 && owns_fd_) close(fd_);
 }
 
 absl::Status Writer::CheckState(bool begun) const {
@@ -158,7 +153,13 @@ absl::Status Writer::Begin(const EventTable& events, const RecordingInfo& info) 
     }
     prefix = FileHeader(0, {}) + ids + attrs;
   }
-  return WriteAll(prefix);
+  if (absl::Status s = WriteAll(prefix); !s.ok()) {
+    if (errno == EFBIG) {
+      return error_ = FileSizeLimitError(path_, "not even the file header fits; nothing was captured");
+    }
+    return s;
+  }
+  return absl::OkStatus();
 }
 
 absl::Status Writer::WriteAll(const std::string& bytes) {
@@ -166,13 +167,22 @@ absl::Status Writer::WriteAll(const std::string& bytes) {
   while (done < bytes.size()) {
     const ssize_t n = write(fd_, bytes.data() + done, bytes.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return error_ = OsError("cannot write", path_);
+    if (n <= 0) {
+      const int err = n < 0 ? errno : EIO;
+      error_ = OsError("cannot write", path_);
+      errno = err;  // for the caller's EFBIG check
+      return error_;
+    }
     done += static_cast<size_t>(n);
   }
   return absl::OkStatus();
 }
 
 absl::Status Writer::Flush(const uint8_t* extra, size_t extra_size) {
+  // data_size_ and records_ count the buffer but not `extra` yet.
+  const uint64_t data_on_disk = data_size_ - buffered_;
+  const uint64_t records_on_disk = records_ - buffered_records_;
+  uint64_t written = 0;
   struct iovec iov[2] = {{buffer_.data(), buffered_}, {const_cast<uint8_t*>(extra), extra_size}};
   int first = 0;
   while (first < 2) {
@@ -182,7 +192,24 @@ absl::Status Writer::Flush(const uint8_t* extra, size_t extra_size) {
     }
     const ssize_t n = writev(fd_, iov + first, 2 - first);
     if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EFBIG) {
+      // Keep the whole records that reached the file; both pieces hold
+      // records back to back.
+      uint64_t kept = 0, count = 0;
+      for (const auto& [bytes, size] : {std::pair<const uint8_t*, size_t>{buffer_.data(), buffered_},
+                                        std::pair<const uint8_t*, size_t>{extra, extra_size}}) {
+        size_t pos = 0;
+        while (pos < size && kept + RecordHeader::At(bytes + pos).size <= written) {
+          kept += RecordHeader::At(bytes + pos).size;
+          pos += RecordHeader::At(bytes + pos).size;
+          ++count;
+        }
+        if (pos < size) break;
+      }
+      return KeepWhatFits(data_on_disk + kept, records_on_disk + count);
+    }
     if (n <= 0) return error_ = OsError("cannot write", path_);
+    written += static_cast<uint64_t>(n);
     size_t left = static_cast<size_t>(n);
     for (int i = first; i < 2 && left > 0; ++i) {
       const size_t take = std::min(left, iov[i].iov_len);
@@ -192,6 +219,7 @@ absl::Status Writer::Flush(const uint8_t* extra, size_t extra_size) {
     }
   }
   buffered_ = 0;
+  buffered_records_ = 0;
   return absl::OkStatus();
 }
 
@@ -260,6 +288,7 @@ absl::Status Writer::WriteRecord(const uint8_t* bytes, uint32_t size) {
   if (size > buffer_.size() - buffered_) PERFDATA_RETURN_IF_ERROR(Flush());
   std::memcpy(buffer_.data() + buffered_, bytes, size);
   buffered_ += size;
+  ++buffered_records_;
   data_size_ += size;
   ++records_;
   return absl::OkStatus();
@@ -283,6 +312,7 @@ absl::Status Writer::WriteRecords(const uint8_t* bytes, size_t size) {
   if (size <= buffer_.size() - buffered_) {
     std::memcpy(buffer_.data() + buffered_, bytes, size);
     buffered_ += size;
+    buffered_records_ += count;
   } else {
     PERFDATA_RETURN_IF_ERROR(Flush(bytes, size));
   }
@@ -340,15 +370,10 @@ absl::Status Writer::Finish() {
 
   // The feature table sits exactly at the end of the data; payloads follow it.
   const FeatureList features = FileFeatures();
-  const uint64_t table_offset = data_offset_ + data_size_;
-  uint64_t payload_offset = table_offset + features.size() * kFileSectionSize;
-  std::string table, payloads;
-  for (const auto& [feature, payload] : features) {
-    AppendSection(&table, payload_offset, payload.size());
-    payload_offset += payload.size();
-    payloads += payload;
+  if (absl::Status s = WriteAll(FeatureSections(data_offset_ + data_size_, features)); !s.ok()) {
+    if (errno == EFBIG) return KeepWhatFits(data_size_, records_);
+    return s;
   }
-  PERFDATA_RETURN_IF_ERROR(WriteAll(table + payloads));
   const std::string header = FileHeader(data_size_, features);
   if (pwrite(fd_, header.data(), header.size(), 0) != static_cast<ssize_t>(header.size())) {
     return error_ = OsError("cannot rewrite the header of", path_);
@@ -359,6 +384,58 @@ absl::Status Writer::Finish() {
   }
   fd_ = -1;
   return absl::OkStatus();
+}
+
+std::string Writer::FeatureSections(uint64_t table_offset, const FeatureList& features) {
+  uint64_t payload_offset = table_offset + features.size() * kFileSectionSize;
+  std::string table, payloads;
+  for (const auto& [feature, payload] : features) {
+    AppendSection(&table, payload_offset, payload.size());
+    payload_offset += payload.size();
+    payloads += payload;
+  }
+  return table + payloads;
+}
+
+absl::Status Writer::KeepWhatFits(uint64_t data_size, uint64_t records) {
+  finished_ = true;
+  buffered_ = 0;
+  buffered_records_ = 0;
+  data_size_ = data_size;
+  records_ = records;
+  if (pipe_mode_) {
+    return error_ = FileSizeLimitError(path_ == "-" ? "stdout" : path_,
+                                       "the stream so far is kept; its last record may be cut short");
+  }
+  // The features that fit below the limit, in bit order.
+  const uint64_t end = data_offset_ + data_size;
+  struct rlimit limit;
+  uint64_t room = UINT64_MAX;
+  if (getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+    room = limit.rlim_cur > end ? limit.rlim_cur - end : 0;
+  FeatureList features;
+  uint64_t used = 0;
+  for (auto& feature : FileFeatures()) {
+    const uint64_t size = kFileSectionSize + feature.second.size();
+    if (used + size > room) continue;
+    used += size;
+    features.push_back(std::move(feature));
+  }
+  std::string tail = FeatureSections(end, features);
+  if (pwrite(fd_, tail.data(), tail.size(), static_cast<off_t>(end)) != static_cast<ssize_t>(tail.size())) {
+    features.clear();
+    tail.clear();
+  }
+  // Drop the cut record (or features) beyond the end; shrinking is always allowed.
+  const std::string header = FileHeader(data_size, features);
+  const bool ok = ftruncate(fd_, static_cast<off_t>(end + tail.size())) == 0 &&
+                  pwrite(fd_, header.data(), header.size(), 0) == static_cast<ssize_t>(header.size());
+  if (!ok) error_ = OsError("cannot rewrite the header of", path_);
+  close(fd_);
+  fd_ = -1;
+  if (!ok) return error_;
+  return error_ = FileSizeLimitError(
+             path_, absl::StrCat("the capture so far is kept (", records, " records)"));
 }
 
 }  // namespace perfring::perfdata

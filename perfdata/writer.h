@@ -19,6 +19,14 @@
 // Finish. Records must come in time order (perf's FINISHED_ROUND rule); a
 // session writes FINISHED_ROUND after each round of its time-ordered merge.
 // The first error sticks: every later call returns it. Not thread-safe.
+//
+// A file-size limit (RLIMIT_FSIZE, `ulimit -f`; the caller ignores SIGXFSZ)
+// ends the capture but not the file: the writer stops at the write that
+// failed with EFBIG, keeps the whole records that reached the file (a record
+// cut in two is dropped), writes the features that still fit below the limit
+// (in bit order; possibly none), rewrites the header at offset 0 and returns
+// ResourceExhausted "PATH: file size limit reached (ulimit -f: N KiB); the
+// capture so far is kept (M records)". The file then reads like any other.
 #ifndef PERFRING_PERFDATA_WRITER_H_
 #define PERFRING_PERFDATA_WRITER_H_
 
@@ -38,12 +46,6 @@
 
 namespace perfring::perfdata {
 
-struct WriterOptions {
-  // Replace an existing file; it is first renamed to PATH.old, as perf does.
-  // Without it an existing file is an error (AlreadyExists).
-  bool force = false;
-};
-
 // What the header says about the recording (besides the events).
 struct RecordingInfo {
   std::vector<std::string> cmdline;  // CMDLINE: argv of the recording command
@@ -54,10 +56,12 @@ struct RecordingInfo {
 
 class Writer {
  public:
-  // Opens `path` for writing ("-" = pipe mode on stdout). A new file gets
-  // mode 0600. Errors: AlreadyExists without options.force, or the OS error.
-  static absl::StatusOr<std::unique_ptr<Writer>> Create(const std::string& path,
-                                                        const WriterOptions& options);
+  // Opens `path` for writing by perfdata/output_file.h's rule: "-" = pipe
+  // mode on stdout; a FIFO or character device = pipe mode into it; an
+  // existing regular file is kept as PATH.old (kept_as()); a new file gets
+  // mode 0600. Errors: InvalidArgument for a path that cannot be an output
+  // (a directory, a socket, ...; nothing renamed), or the OS error.
+  static absl::StatusOr<std::unique_ptr<Writer>> Create(const std::string& path);
   ~Writer();  // closes the file; a file not Finish()ed keeps data.size 0
   Writer(const Writer&) = delete;
   Writer& operator=(const Writer&) = delete;
@@ -83,11 +87,14 @@ class Writer {
   absl::Status Finish();
 
   bool pipe_mode() const { return pipe_mode_; }
+  bool finished() const { return finished_; }
+  // "PATH.old" when Create kept a previous file there, else "".
+  const std::string& kept_as() const { return kept_as_; }
   uint64_t data_size() const { return data_size_; }  // bytes of records written so far
   uint64_t records() const { return records_; }
 
  private:
-  Writer(int fd, bool pipe_mode, std::string path);
+  Writer(int fd, bool pipe_mode, bool owns_fd, std::string path, std::string kept_as);
 
   absl::Status CheckState(bool begun) const;
   absl::Status Track(const uint8_t* bytes, uint32_t size);
@@ -98,10 +105,17 @@ class Writer {
   FeatureList CommonFeatures() const;  // known at Begin (pipe and file mode)
   FeatureList FileFeatures() const;    // all, ascending bit order (file mode)
   std::string FileHeader(uint64_t data_size, const FeatureList& features) const;
+  // After EFBIG: ends the file at `data_size` bytes of data (`records`
+  // records), with the features that fit and the final header; closes it.
+  absl::Status KeepWhatFits(uint64_t data_size, uint64_t records);
+  // The feature table at `table_offset`, then the payloads.
+  static std::string FeatureSections(uint64_t table_offset, const FeatureList& features);
 
   int fd_ = -1;
   bool pipe_mode_ = false;
+  bool owns_fd_ = false;  // false for stdout
   std::string path_;
+  std::string kept_as_;
   absl::Status error_;
   bool begun_ = false, finished_ = false;
 
@@ -113,6 +127,7 @@ class Writer {
 
   std::vector<uint8_t> buffer_;
   size_t buffered_ = 0;
+  uint64_t buffered_records_ = 0;
 
   DsoHits dso_hits_;
   uint64_t first_sample_time_ = 0, last_sample_time_ = 0;

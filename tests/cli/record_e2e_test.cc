@@ -3,12 +3,16 @@
 // and by `perfring dump`; and the exit status and one-line errors of bad
 // input. Needs the real kernel (tag no-sandbox); skips when perf_event_open
 // or perf is not available.
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -179,19 +183,123 @@ TEST_F(RecordE2E, JsonOutputIsTimeOrderedAndNamesTheEvent) {
   EXPECT_GT(samples, 10u);
 }
 
-TEST_F(RecordE2E, ExistingOutputIsKeptUnlessForcedThenRenamedToOld) {
-  std::string data = dir_ + "/perf.data";
-  ASSERT_EQ(Shell(absl::StrCat(perfring_, " record -q -o ", data, " -- true")).status, 0);
+TEST_F(RecordE2E, ASecondRunKeepsThePreviousCaptureAsOldAndSaysSo) {
+  std::string data = dir_ + "/perf.data", json = dir_ + "/out.jsonl";
+  ASSERT_EQ(Shell(absl::StrCat(perfring_, " record -q -o ", data, " --json ", json, " -- true")).status, 0);
   struct stat st;
   ASSERT_EQ(::stat(data.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
-  Result again = Shell(absl::StrCat(perfring_, " record -q -o ", data, " -- true"));
-  EXPECT_EQ(again.status, 2);
-  EXPECT_TRUE(absl::StrContains(again.err, "-f")) << again.err;
-  EXPECT_EQ(std::count(again.err.begin(), again.err.end(), '\n'), 1) << again.err;
+  const std::string first = ReadFile(data), first_json = ReadFile(json);
+  Result again = Shell(absl::StrCat(perfring_, " record -o ", data, " --json ", json, " -- true"));
+  EXPECT_EQ(again.status, 0) << again.err;
+  EXPECT_TRUE(absl::StrContains(again.err, absl::StrCat("kept the previous ", data, " as ", data, ".old\n")))
+      << again.err;
+  EXPECT_TRUE(absl::StrContains(again.err, absl::StrCat("kept the previous ", json, " as ", json, ".old\n")))
+      << again.err;
+  EXPECT_EQ(ReadFile(data + ".old"), first);
+  EXPECT_EQ(ReadFile(json + ".old"), first_json);
+  // -f is still accepted, and does the same.
   Result forced = Shell(absl::StrCat(perfring_, " record -q -f -o ", data, " -- true"));
   EXPECT_EQ(forced.status, 0) << forced.err;
-  EXPECT_EQ(::stat((data + ".old").c_str(), &st), 0);
+  EXPECT_NE(ReadFile(data + ".old"), first);
+  EXPECT_EQ(Shell(absl::StrCat(perfring_, " dump ", data, ".old")).status, 0);
+}
+
+TEST_F(RecordE2E, AnOutputThatIsNotAFileIsRefusedAndNothingIsRenamed) {
+  std::string dir = dir_ + "/outdir";
+  ASSERT_EQ(::mkdir(dir.c_str(), 0700), 0);
+  std::string sock = dir_ + "/s.sock";
+  {  // bound by a relative name: TEST_TMPDIR may be longer than sun_path
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un addr = {};
+    addr.sun_family = AF_UNIX;
+    std::strcpy(addr.sun_path, "s.sock");
+    char cwd[4096];
+    ASSERT_NE(::getcwd(cwd, sizeof cwd), nullptr);
+    ASSERT_EQ(::chdir(dir_.c_str()), 0);
+    const int bound = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    ASSERT_EQ(::chdir(cwd), 0);
+    ASSERT_EQ(bound, 0);
+    ::close(fd);
+  }
+  std::string link = dir_ + "/link";
+  ASSERT_EQ(::symlink(dir.c_str(), link.c_str()), 0);
+  for (const std::string& args :
+       {"record -f -o " + dir + " -- true", "record -o " + dir + " -- true",
+        "record --json " + dir + " -- true", "record -f -o " + sock + " -- true",
+        "record -f -o " + link + " -- true", "record -o " + dir_ + "/x.data --json " + sock + " -- true",
+        "dump -o " + dir + " " + dir_ + "/probe.data"}) {
+    Result r = Shell(absl::StrCat(perfring_, " ", args));
+    EXPECT_EQ(r.status, 2) << args << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
+    EXPECT_TRUE(absl::StrContains(r.err, "is a directory") || absl::StrContains(r.err, "is a socket"))
+        << args << ": " << r.err;
+  }
+  struct stat st;
+  ASSERT_EQ(::lstat(dir.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISDIR(st.st_mode));
+  ASSERT_EQ(::lstat(sock.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISSOCK(st.st_mode));
+  ASSERT_EQ(::lstat(link.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+  for (const std::string& path : {dir, sock, link, dir_ + "/x.data"})
+    EXPECT_NE(::lstat((path + (path == dir_ + "/x.data" ? "" : ".old")).c_str(), &st), 0) << path;
+}
+
+TEST_F(RecordE2E, AFifoOutputIsWrittenInPipeModeAndStaysAFifo) {
+  std::string fifo = dir_ + "/stream";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  Result r = Shell(absl::StrCat(perfring_, " record -q -o ", fifo, " -- ", hot_loop_, " 0.2 & timeout 60 sh -c 'perf script -i - < ",
+                                fifo, "'; wait $!"));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.out, "hot_function")) << r.out.substr(0, 1000) << r.err;
+  struct stat st;
+  ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+  EXPECT_NE(::lstat((fifo + ".old").c_str(), &st), 0);
+  // /dev/null is a character device: written to, never renamed.
+  EXPECT_EQ(Shell(absl::StrCat(perfring_, " record -q -o /dev/null -- true")).status, 0);
+  ASSERT_EQ(::lstat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+}
+
+// `ulimit -f` (RLIMIT_FSIZE, set in the shell before exec): SIGXFSZ does not
+// kill perfring; one line, exit 1, and the output reads to its last record.
+TEST_F(RecordE2E, AFileSizeLimitIsOneLineExit1AndTheCaptureStaysReadable) {
+  std::string data = dir_ + "/limited.data", json = dir_ + "/limited.jsonl";
+  Result rec = Shell(absl::StrCat("ulimit -f 128; exec ", perfring_, " record -q -F 20000 -g -o ", data, " -- ",
+                                  hot_loop_, " 1"));
+  EXPECT_EQ(rec.status, 1) << rec.err;
+  EXPECT_EQ(std::count(rec.err.begin(), rec.err.end(), '\n'), 1) << rec.err;
+  EXPECT_TRUE(absl::StrContains(rec.err, data + ": file size limit reached (ulimit -f: 64 KiB); the capture so far is kept"))
+      << rec.err;
+  Result dump = Shell(absl::StrCat(perfring_, " dump ", data, " | grep -c '\"SAMPLE\"'"));
+  EXPECT_EQ(dump.status, 0) << dump.err;
+  EXPECT_GT(std::atoi(dump.out.c_str()), 100) << dump.out << dump.err;
+  Result script = Shell(absl::StrCat("perf script -i ", data, " | grep -c hot_function"));
+  EXPECT_EQ(script.status, 0) << script.err;
+  EXPECT_FALSE(absl::StrContains(script.err, "not properly terminated")) << script.err;
+  EXPECT_GT(std::atoi(script.out.c_str()), 100) << script.out << script.err;
+
+  // JSON Lines: cut after the last whole line.
+  Result js = Shell(absl::StrCat("ulimit -f 128; exec ", perfring_, " record -q -F 20000 -o ", json, " -- ",
+                                 hot_loop_, " 1"));
+  EXPECT_EQ(js.status, 1) << js.err;
+  EXPECT_EQ(std::count(js.err.begin(), js.err.end(), '\n'), 1) << js.err;
+  EXPECT_TRUE(absl::StrContains(js.err, json + ": file size limit reached")) << js.err;
+  const std::string lines = ReadFile(json);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines.back(), '\n');
+  for (absl::string_view line : absl::StrSplit(lines, '\n', absl::SkipEmpty()))
+    EXPECT_FALSE(nlohmann::json::parse(line, nullptr, false).is_discarded()) << line;
+
+  // dump -o under a smaller limit.
+  std::string out = dir_ + "/dump.jsonl";
+  Result d = Shell(absl::StrCat("ulimit -f 16; exec ", perfring_, " dump -o ", out, " ", data));
+  EXPECT_EQ(d.status, 1) << d.err;
+  EXPECT_EQ(std::count(d.err.begin(), d.err.end(), '\n'), 1) << d.err;
+  EXPECT_TRUE(absl::StrContains(d.err, out + ": file size limit reached (ulimit -f: 8 KiB)")) << d.err;
+  EXPECT_EQ(ReadFile(out).back(), '\n');
 }
 
 TEST_F(RecordE2E, BadInputIsOneLineAndExitStatus2) {

@@ -5,6 +5,8 @@
 #include "perfdata/writer.h"
 
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <linux/perf_event.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -152,9 +154,8 @@ std::vector<std::string> CaptureRecords(const ProcessImage& img) {
 }
 
 // Writes `recs` through a Writer at `path` ("-" = stdout).
-absl::Status WriteCapture(const std::string& path, const std::vector<std::string>& recs,
-                          WriterOptions options = {}) {
-  absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(path, options);
+absl::Status WriteCapture(const std::string& path, const std::vector<std::string>& recs) {
+  absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(path);
   if (!w.ok()) return w.status();
   RecordingInfo info;
   info.cmdline = {"perfring", "record", "-o", path};
@@ -359,7 +360,7 @@ TEST_F(WriterTest, SpanWritesGiveTheSameFileAsRecordWrites) {
     if (RecordHeader::At(reinterpret_cast<const uint8_t*>(r.data())).type != 68) no_rounds.push_back(r);
   }
   ASSERT_TRUE(WriteCapture(by_record, no_rounds).ok());
-  absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(by_span, {});
+  absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(by_span);
   ASSERT_TRUE(w.ok());
   RecordingInfo info;
   info.cmdline = {"perfring", "record", "-o", by_record};
@@ -371,30 +372,154 @@ TEST_F(WriterTest, SpanWritesGiveTheSameFileAsRecordWrites) {
   EXPECT_EQ(ReadFileOrDie(by_record), ReadFileOrDie(by_span));
 }
 
-TEST(WriterFileTest, RefusesToReplaceAnExistingFileWithoutForce) {
-  const std::string path = TempPath("exists.data");
-  test_util::WriteFileOrDie(path, "keep me");
-  absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(path, {});
-  ASSERT_FALSE(w.ok());
-  EXPECT_EQ(w.status().code(), absl::StatusCode::kAlreadyExists);
-  EXPECT_EQ(ReadFileOrDie(path), "keep me");
-}
-
-TEST(WriterFileTest, ForceRenamesTheOldFileToDotOld) {
+TEST(WriterFileTest, KeepsAnExistingFileAsDotOld) {
   const std::string path = TempPath("exists.data");
   test_util::WriteFileOrDie(path, "old capture");
-  WriterOptions options;
-  options.force = true;
-  absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(path, options);
+  absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(path);
   ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ((*w)->kept_as(), path + ".old");
   EXPECT_EQ(ReadFileOrDie(path + ".old"), "old capture");
   EXPECT_EQ(ReadFileOrDie(path), "");
+}
+
+TEST(WriterFileTest, RefusesADirectoryAndRenamesNothing) {
+  const std::string path = TempPath("a_directory.data");
+  ASSERT_EQ(mkdir(path.c_str(), 0700), 0);
+  absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(path);
+  ASSERT_FALSE(w.ok());
+  EXPECT_EQ(w.status().code(), absl::StatusCode::kInvalidArgument);
+  struct stat st;
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISDIR(st.st_mode));
+  EXPECT_NE(stat((path + ".old").c_str(), &st), 0);
+}
+
+TEST_F(WriterTest, AFifoGetsPipeMode) {
+  const std::string path = TempPath("stream.fifo");
+  ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
+  const int reader = open(path.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(path);
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_TRUE((*w)->pipe_mode());
+  ASSERT_TRUE((*w)->Begin(OneEvent(), RecordingInfo()).ok());
+  ASSERT_TRUE((*w)->Finish().ok());
+  uint64_t magic = 0;
+  ASSERT_EQ(read(reader, &magic, sizeof magic), static_cast<ssize_t>(sizeof magic));
+  EXPECT_EQ(magic, kMagic);
+  close(reader);
+}
+
+// Sets RLIMIT_FSIZE (soft) for the scope, with SIGXFSZ ignored, as
+// `perfring record` runs under `ulimit -f`.
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) {
+    getrlimit(RLIMIT_FSIZE, &saved_);
+    old_handler_ = signal(SIGXFSZ, SIG_IGN);
+    struct rlimit limit = {bytes, saved_.rlim_max};
+    setrlimit(RLIMIT_FSIZE, &limit);
+  }
+  ~FileSizeLimit() {
+    setrlimit(RLIMIT_FSIZE, &saved_);
+    signal(SIGXFSZ, old_handler_);
+  }
+
+ private:
+  struct rlimit saved_;
+  sighandler_t old_handler_;
+};
+
+// Writes `count` copies of `recs` (a FINISHED_ROUND between) under a file
+// size limit; returns the status of the first failing call.
+absl::Status WriteUnderLimit(const std::string& path, const std::vector<std::string>& recs,
+                             int count, rlim_t limit, uint64_t* records) {
+  absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(path);
+  if (!w.ok()) return w.status();
+  FileSizeLimit scope(limit);
+  absl::Status status = (*w)->Begin(OneEvent(), RecordingInfo());
+  for (int i = 0; i < count && status.ok(); ++i) {
+    for (const std::string& r : recs) {
+      status = (*w)->WriteRecord(reinterpret_cast<const uint8_t*>(r.data()), r.size());
+      if (!status.ok()) break;
+    }
+    if (status.ok()) status = (*w)->WriteFinishedRound();
+  }
+  if (status.ok()) status = (*w)->Finish();
+  *records = (*w)->records();
+  EXPECT_FALSE((*w)->WriteFinishedRound().ok());  // the error sticks
+  return status;
+}
+
+uint64_t CountRecords(Reader& r) {
+  uint64_t n = 0;
+  EXPECT_TRUE(r.ForEachRecord([&](const RecordRef&) {
+                 ++n;
+                 return absl::OkStatus();
+               }).ok());
+  return n;
+}
+
+TEST_F(WriterTest, AFileSizeLimitKeepsTheWholeRecordsWrittenAndAReadableFile) {
+  const std::string path = TempPath("limited.data");
+  uint64_t records = 0;
+  // More than 1 MiB of records against a 1 MiB + 13 limit: the flush is
+  // cut inside a record.
+  const rlim_t limit = (1 << 20) + 13;
+  absl::Status s = WriteUnderLimit(path, recs_, 400, limit, &records);
+  ASSERT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), path + ": file size limit reached (ulimit -f: 1024 KiB)"))
+      << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), absl::StrCat("(", records, " records)"))) << s;
+  struct stat st;
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  EXPECT_LE(static_cast<rlim_t>(st.st_size), limit);
+  absl::StatusOr<std::unique_ptr<Reader>> r = Reader::Open(path);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_GT(records, 1000u);
+  EXPECT_EQ(CountRecords(**r), records);
+  if (HavePerf()) {
+    test_util::CommandResult script = RunCommand("perf script -i " + path + " | wc -l");
+    EXPECT_EQ(script.exit_code, 0) << script.err;
+    EXPECT_FALSE(absl::StrContains(script.err, "not properly terminated")) << script.err;
+    EXPECT_NE(script.out, "0\n") << script.err;
+  }
+}
+
+TEST_F(WriterTest, AFileSizeLimitHitByTheFeaturesKeepsEveryRecord) {
+  const std::string path = TempPath("all_but_features.data");
+  // The same records without a limit: the data ends where the features start.
+  ASSERT_TRUE(WriteCapture(path, recs_).ok());
+  absl::StatusOr<std::unique_ptr<Reader>> full = Reader::Open(path);
+  ASSERT_TRUE(full.ok()) << full.status();
+  const uint64_t features_at = (*full)->header().feature_table_offset;
+  const uint64_t full_records = CountRecords(**full);
+  full->reset();
+
+  uint64_t records = 0;
+  absl::Status s = WriteUnderLimit(path, recs_, 1, features_at + 40, &records);
+  ASSERT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+  absl::StatusOr<std::unique_ptr<Reader>> r = Reader::Open(path);
+  ASSERT_TRUE(r.ok()) << r.status();
+  // WriteUnderLimit adds a FINISHED_ROUND.
+  EXPECT_EQ(CountRecords(**r), full_records + 1);
+  EXPECT_EQ(records, full_records + 1);
+  // 40 bytes hold one table entry and a payload of at most 24 bytes.
+  EXPECT_LE((*r)->features().present.count(), 1u);
+}
+
+TEST(WriterFileTest, AFileSizeLimitBelowTheHeaderSaysNothingWasCaptured) {
+  const std::string path = TempPath("tiny.data");
+  uint64_t records = 0;
+  absl::Status s = WriteUnderLimit(path, {}, 0, 64, &records);
+  ASSERT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "nothing was captured")) << s;
 }
 
 TEST(WriterFileTest, CreatesTheFileWithMode0600) {
   const std::string path = TempPath("mode.data");
   const mode_t old_mask = umask(0);
-  absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(path, {});
+  absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(path);
   umask(old_mask);
   ASSERT_TRUE(w.ok());
   struct stat st;
@@ -405,7 +530,7 @@ TEST(WriterFileTest, CreatesTheFileWithMode0600) {
 TEST(WriterFileTest, AnUnfinishedFileSaysItWasNotTerminated) {
   const std::string path = TempPath("unfinished.data");
   {
-    absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(path, {});
+    absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(path);
     ASSERT_TRUE(w.ok());
     ASSERT_TRUE((*w)->Begin(OneEvent(), RecordingInfo()).ok());
     const std::string rec = Sample(PERF_RECORD_MISC_USER, 0x1000, 5);
@@ -418,7 +543,7 @@ TEST(WriterFileTest, AnUnfinishedFileSaysItWasNotTerminated) {
 
 TEST(WriterFileTest, RejectsARecordThatIsNotWholeAndAligned) {
   const std::string path = TempPath("bad.data");
-  absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(path, {});
+  absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(path);
   ASSERT_TRUE(w.ok());
   ASSERT_TRUE((*w)->Begin(OneEvent(), RecordingInfo()).ok());
   std::string rec = Sample(PERF_RECORD_MISC_USER, 0x1000, 5);
