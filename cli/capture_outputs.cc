@@ -7,6 +7,9 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "perfdata/tracing_data.h"
+#include "sampler/tracefs.h"
 
 namespace perfring::cli {
 namespace {
@@ -21,6 +24,28 @@ absl::StatusOr<int> OpenJsonOutput(const std::string& path, bool force) {
   if (errno == EEXIST)
     return absl::AlreadyExistsError(absl::StrCat(path, " exists; use -f to replace it"));
   return absl::InvalidArgumentError(absl::StrCat("cannot create ", path, ": ", std::strerror(errno)));
+}
+
+// The tracing data of the tracepoint events among `events` (perf's
+// HEADER_TRACING_DATA), or "" when there are none.
+absl::StatusOr<std::string> TracingDataFor(const EventTable& events, const SystemPaths& paths) {
+  std::vector<perfdata::TracepointName> tracepoints;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const EventInfo& e = events.at(static_cast<int>(i));
+    if (e.attr.type != PERF_TYPE_TRACEPOINT) continue;
+    // "SUBSYSTEM:NAME[:MODIFIERS]", as the event spec was written.
+    std::vector<std::string> parts = absl::StrSplit(e.name, ':');
+    if (parts.size() < 2) {
+      return absl::InvalidArgumentError(absl::StrCat("tracepoint event ", e.name, " has no SUBSYSTEM:NAME"));
+    }
+    tracepoints.push_back({parts[0], parts[1]});
+  }
+  if (tracepoints.empty()) return std::string();
+  absl::StatusOr<std::string> root = FindTracefs(paths);
+  if (!root.ok()) return root.status();
+  absl::StatusOr<perfdata::TracingData> data = perfdata::CollectTracingData(*root, tracepoints);
+  if (!data.ok()) return data.status();
+  return perfdata::EncodeTracingData(*data);
 }
 
 }  // namespace
@@ -39,6 +64,9 @@ absl::Status CaptureOutputs::Begin(const EventTable& events) {
     if (absl::Status s = json_->Begin(events); !s.ok()) return s;
   }
   if (!paths_.perfdata.empty()) {
+    absl::StatusOr<std::string> tracing_data = TracingDataFor(events, paths_.system);
+    if (!tracing_data.ok()) return tracing_data.status();
+    info_.tracing_data = *std::move(tracing_data);
     perfdata::WriterOptions options;
     options.force = paths_.force;
     absl::StatusOr<std::unique_ptr<perfdata::Writer>> writer =

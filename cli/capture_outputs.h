@@ -3,6 +3,9 @@
 // time-ordered merge, header and features at the end) and/or JSON Lines
 // (JsonLinesSink).
 //
+// When the events include tracepoints, perf.data gets the tracing data perf
+// script needs (perfdata/tracing_data.h), read from tracefs in Begin.
+//
 // Files are created in Begin, that is only once the events are open, so a
 // bad event spec or target never leaves an empty output behind nor renames an
 // old perf.data. Used from the session's thread only.
@@ -15,6 +18,7 @@
 #include "perfdata/writer.h"
 #include "sampler/json_lines_sink.h"
 #include "sampler/record_sink.h"
+#include "sampler/system_paths.h"
 
 namespace perfring::cli {
 
@@ -22,6 +26,7 @@ struct OutputPaths {
   std::string perfdata;  // "" none, "-" pipe mode on stdout
   std::string json;      // "" none, "-" stdout
   bool force = false;    // replace existing files (perf.data is kept as .old)
+  SystemPaths system;    // where tracefs is (the tracing data of tracepoint events)
 };
 
 class CaptureOutputs : public RecordSink {

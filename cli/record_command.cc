@@ -221,7 +221,7 @@ int RecordCommand(const std::vector<std::string>& args, const std::vector<std::s
   perfdata::RecordingInfo info;
   info.cmdline = argv;
   info.clockid = options.clockid;
-  CaptureOutputs outputs_sink({perfdata_path, json_path, r.force}, std::move(info));
+  CaptureOutputs outputs_sink({perfdata_path, json_path, r.force, options.paths}, std::move(info));
   absl::StatusOr<CaptureSummary> summary = RunRecord(options, &outputs_sink);
   if (!summary.ok()) return ReportError("record", summary.status());
 
