@@ -328,8 +328,11 @@ absl::Status Reader::ParseMetadata() {
     absl::StatusOr<TracingData> tracing = ParseTracingData(features_.tracing_data);
     absl::StatusOr<TracepointFormats> formats =
         tracing.ok() ? FormatsById(*tracing) : absl::StatusOr<TracepointFormats>(tracing.status());
-    if (!formats.ok()) return Malformed(features_.tracing_data_offset, formats.status().message());
-    tracepoints = *std::move(formats);
+    if (formats.ok()) {
+      tracepoints = *std::move(formats);
+    } else {  // the records still read; only the fields stay undecoded
+      tracing_data_status_ = Malformed(features_.tracing_data_offset, formats.status().message());
+    }
   }
 
   // Names: EVENT_UPDATE, else EVENT_DESC (by position when it lists every
