@@ -3,9 +3,38 @@
 #include <unistd.h>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "perfdata/output_file.h"
+#include "perfdata/tracing_data.h"
+#include "sampler/tracefs.h"
 
 namespace perfring::cli {
+namespace {
+
+// The tracing data of the tracepoint events among `events` (perf's
+// HEADER_TRACING_DATA), or "" when there are none.
+absl::StatusOr<std::string> TracingDataFor(const EventTable& events, const SystemPaths& paths) {
+  std::vector<perfdata::TracepointName> tracepoints;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const EventInfo& e = events.at(static_cast<int>(i));
+    if (e.attr.type != PERF_TYPE_TRACEPOINT) continue;
+    // "SUBSYSTEM:NAME[:MODIFIERS]", as the event spec was written.
+    std::vector<std::string> parts = absl::StrSplit(e.name, ':');
+    if (parts.size() < 2) {
+      return absl::InvalidArgumentError(absl::StrCat("tracepoint event ", e.name, " has no SUBSYSTEM:NAME"));
+    }
+    tracepoints.push_back({parts[0], parts[1]});
+  }
+  if (tracepoints.empty()) return std::string();
+  absl::StatusOr<std::string> root = FindTracefs(paths);
+  if (!root.ok()) return root.status();
+  absl::StatusOr<perfdata::TracingData> data = perfdata::CollectTracingData(*root, tracepoints);
+  if (!data.ok()) return data.status();
+  return perfdata::EncodeTracingData(*data);
+}
+
+}  // namespace
+
 CaptureOutputs::~CaptureOutputs() {
   if (writer_ && !writer_->finished()) writer_->Finish().IgnoreError();
   json_.reset();  // flushes what it still holds
@@ -37,6 +66,9 @@ absl::Status CaptureOutputs::Begin(const EventTable& events) {
     if (absl::Status s = json_->Begin(events); !s.ok()) return s;
   }
   if (!paths_.perfdata.empty()) {
+    absl::StatusOr<std::string> tracing_data = TracingDataFor(events, paths_.system);
+    if (!tracing_data.ok()) return tracing_data.status();
+    info_.tracing_data = *std::move(tracing_data);
     absl::StatusOr<std::unique_ptr<perfdata::Writer>> writer =
         perfdata::Writer::Create(paths_.perfdata);
     if (!writer.ok()) return writer.status();

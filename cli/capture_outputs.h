@@ -3,6 +3,9 @@
 // time-ordered merge, header and features at the end) and/or JSON Lines
 // (JsonLinesSink).
 //
+// When the events include tracepoints, perf.data gets the tracing data perf
+// script needs (perfdata/tracing_data.h), read from tracefs in Begin.
+//
 // Files are created in Begin, that is only once the events are open, so a
 // bad event spec or target never leaves an empty output behind nor renames an
 // old perf.data. Every path follows perfdata/output_file.h (a previous
@@ -21,6 +24,7 @@
 #include "perfdata/writer.h"
 #include "sampler/json_lines_sink.h"
 #include "sampler/record_sink.h"
+#include "sampler/system_paths.h"
 
 namespace perfring::cli {
 
@@ -29,6 +33,7 @@ struct OutputPaths {
   std::string json;      // "" none, "-" stdout
   // Where "kept the previous PATH as PATH.old" goes (one line, no '\n').
   std::function<void(const std::string&)> notice;
+  SystemPaths system;    // where tracefs is (the tracing data of tracepoint events)
 };
 
 class CaptureOutputs : public RecordSink {

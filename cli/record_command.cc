@@ -223,7 +223,7 @@ int RecordCommand(const std::vector<std::string>& args, const std::vector<std::s
     if (options.notice) options.notice(line);
     else std::fprintf(stderr, "%s\n", line.c_str());
   };
-  CaptureOutputs outputs_sink({perfdata_path, json_path, notice}, std::move(info));
+  CaptureOutputs outputs_sink({perfdata_path, json_path, notice, options.paths}, std::move(info));
   absl::StatusOr<CaptureSummary> summary = RunRecord(options, &outputs_sink);
   if (!summary.ok()) return ReportError("record", summary.status());
 

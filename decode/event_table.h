@@ -24,6 +24,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "decode/event_format.h"
+#include "decode/tracepoint_format.h"
 
 namespace perfring {
 
@@ -32,6 +33,10 @@ struct EventInfo {
   perf_event_attr attr{};    // as opened (or as read from the file)
   EventFormat format;        // normally EventFormat::FromAttr(attr)
   std::vector<uint64_t> ids; // kernel ids of this event's fds (PERF_EVENT_IOC_ID)
+  // A tracepoint's field layout (from perf.data's tracing data), shared and
+  // immutable; null when unknown. With it, JSON renders the RAW bytes of
+  // its samples field by field as "tp".
+  std::shared_ptr<const TracepointFormat> tracepoint;
 };
 
 class EventTable {

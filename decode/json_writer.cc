@@ -138,6 +138,13 @@ class JsonSink {
     need_comma_ = false;
   }
 
+  // `"key":` for a key that comes from data (escaped like a String).
+  void FieldKey(std::string_view key) {
+    String(key);
+    Put(':');
+    need_comma_ = false;
+  }
+
   JSON_INLINE void U64(uint64_t v) {
     char* p = Reserve(21);
     if (need_comma_) *p++ = ',';
@@ -678,7 +685,72 @@ void WriteCpuMapData(JsonSink& j, const CpuMapData& m) {
 // ---------------------------------------------------------------------------
 // Bodies.
 
-void WriteSample(JsonSink& j, uint16_t misc, const Sample& s) {
+// A tracepoint sample's RAW bytes field by field: {"NAME": value, ...} for
+// the event's own fields (not the common_ ones), as perf script lists them.
+// Integers as integers, pointers as "0x..." hex, char arrays and __data_loc
+// char[] as strings (up to the first NUL), integer arrays as arrays, other
+// fields as hex bytes; a field that lies outside the RAW bytes is null.
+void WriteTracepointFields(JsonSink& j, const TracepointFormat& format, ByteView raw) {
+  j.BeginObject();
+  for (const TracepointField& f : format.fields) {
+    j.FieldKey(f.name);
+    ByteView bytes;
+    if (f.kind == TracepointField::Kind::kDynamic) {
+      if (!DynamicFieldBytes(f, raw, &bytes)) {
+        j.Null();
+        continue;
+      }
+    } else if (f.offset <= raw.size() && f.size <= raw.size() - f.offset) {
+      bytes = raw.subspan(f.offset, f.size);
+    } else {
+      j.Null();
+      continue;
+    }
+    auto integer = [&j, &f](const uint8_t* p, size_t size) {
+      uint64_t v = 0;
+      std::memcpy(&v, p, size);
+      if (f.is_signed && size < 8 && (v >> (8 * size - 1)) & 1) v |= ~uint64_t{0} << (8 * size);
+      if (f.is_signed) {
+        j.I64(static_cast<int64_t>(v));
+      } else {
+        j.U64(v);
+      }
+    };
+    switch (f.kind) {
+      case TracepointField::Kind::kInteger:
+        integer(bytes.data(), bytes.size());
+        break;
+      case TracepointField::Kind::kPointer: {
+        uint64_t v = 0;
+        std::memcpy(&v, bytes.data(), bytes.size());
+        j.Hex(v);
+        break;
+      }
+      case TracepointField::Kind::kArray: {
+        const size_t elem = f.size / f.array_len;
+        j.BeginArray();
+        for (size_t i = 0; i < f.array_len; ++i) integer(bytes.data() + i * elem, elem);
+        j.EndArray();
+        break;
+      }
+      case TracepointField::Kind::kString:
+      case TracepointField::Kind::kDynamic:
+        if (f.kind == TracepointField::Kind::kString || f.dynamic_string) {
+          const char* text = reinterpret_cast<const char*>(bytes.data());
+          j.String(std::string_view(text, strnlen(text, bytes.size())));
+        } else {
+          j.HexBytes(bytes);
+        }
+        break;
+      case TracepointField::Kind::kBytes:
+        j.HexBytes(bytes);
+        break;
+    }
+  }
+  j.EndObject();
+}
+
+void WriteSample(JsonSink& j, uint16_t misc, const Sample& s, const TracepointFormat* tracepoint) {
   const uint64_t t = s.sample_type;
   WriteCpumode(j, misc);
   if (misc & PERF_RECORD_MISC_EXACT_IP) {
@@ -726,6 +798,10 @@ void WriteSample(JsonSink& j, uint16_t misc, const Sample& s) {
   if (t & PERF_SAMPLE_RAW) {
     j.Key("raw");
     j.HexBytes(s.raw);
+    if (tracepoint != nullptr) {
+      j.Key("tp");
+      WriteTracepointFields(j, *tracepoint, s.raw);
+    }
   }
   if (t & PERF_SAMPLE_BRANCH_STACK) {
     j.Key("branch_stack");
@@ -931,8 +1007,9 @@ class EventNameCache {
 struct BodyWriter {
   JsonSink& j;
   const Record& rec;
+  const TracepointFormat* tracepoint;  // the sample's event's fields, or null
 
-  void operator()(const Sample& s) { WriteSample(j, rec.misc(), s); }
+  void operator()(const Sample& s) { WriteSample(j, rec.misc(), s, tracepoint); }
   void operator()(const RawRecord& r) {
     j.Key("type_id");
     j.U64(rec.type());
@@ -1354,7 +1431,7 @@ __attribute__((flatten)) void WriteLine(const Record& rec, const EventInfo* even
   }
   j.Key("misc");
   j.U64(rec.misc());
-  BodyWriter body_writer{j, rec};
+  BodyWriter body_writer{j, rec, event != nullptr ? event->tracepoint.get() : nullptr};
   VisitBody(body_writer, rec.body);
   if (rec.sample_id.present()) WriteSampleId(j, rec.sample_id);
   j.EndObject();

@@ -26,6 +26,10 @@
 //  - Byte blobs (raw, aux, build_id, tags, unknown bodies) are lower-case hex
 //    strings without "0x". STACK_USER is {"size","dyn_size"} (the stack bytes
 //    are not rendered).
+//  - A tracepoint sample whose event has a TracepointFormat also gets "tp":
+//    {"FIELD": value, ...} after "raw": the event's own fields by name
+//    (integers, "0x..." pointers, strings for char arrays and __data_loc
+//    char[], arrays of integers, hex for the rest; null outside the RAW data).
 //  - "read": {"time_enabled","time_running","value","id","lost"} without
 //    PERF_FORMAT_GROUP; {"time_enabled","time_running","values":[{"value",
 //    "id","lost"}...]} with it (each key only when read_format has it).

@@ -136,6 +136,10 @@ absl::Status RunDump(const DumpOptions& options, FILE* out, FILE* err) {
   absl::StatusOr<std::unique_ptr<Reader>> reader = Reader::Open(options.path);
   if (!reader.ok()) return reader.status();
   Reader& r = **reader;
+  if (!r.tracing_data_status().ok()) {
+    absl::FPrintF(err, "perfring dump: %s; tracepoint fields are shown as raw only\n",
+                  r.tracing_data_status().message());
+  }
   if (options.header_only) return DumpHeader(r, out);
   if (options.format == DumpOptions::Format::kPerfJson) {
     PERFDATA_RETURN_IF_ERROR(WritePerfJson(r, out));

@@ -266,6 +266,10 @@ absl::Status ParseFeature(int feature, const uint8_t* data, size_t size,
       return c.Read(&out->nr_cpus_online, "nr_cpus_online");
     case kFeatTotalMem: return c.Read(&out->total_mem_kb, "total_mem");
     case kFeatCmdline: return ParseStringList(c, &out->cmdline);
+    case kFeatTracingData:  // parsed by the reader (perfdata/tracing_data.h)
+      out->tracing_data.assign(reinterpret_cast<const char*>(data), size);
+      out->tracing_data_offset = file_offset;
+      return absl::OkStatus();
     case kFeatEventDesc: return ParseEventDesc(c, out);
     case kFeatSampleTime:
       PERFDATA_RETURN_IF_ERROR(c.Read(&out->first_sample_time, "first sample time"));

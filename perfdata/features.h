@@ -69,6 +69,10 @@ struct HeaderFeatures {
   std::vector<BuildIdEntry> build_ids;
   std::optional<CompressionInfo> compression;
   std::vector<std::pair<uint64_t, uint64_t>> auxtrace_index;  // {file offset, size}
+  // TRACING_DATA's bytes (pipe mode: the HEADER_TRACING_DATA payload), as
+  // they are; perfdata/tracing_data.h reads them.
+  std::string tracing_data;
+  uint64_t tracing_data_offset = 0;  // where they start in the file
 };
 
 // perf's name of a feature bit ("hostname", "build_id", ...) or "feature_N".

@@ -20,6 +20,7 @@
 #include "perfdata/event_names.h"
 #include "perfdata/format.h"
 #include "perfdata/status_macros.h"
+#include "perfdata/tracing_data.h"
 
 namespace perfring::perfdata {
 namespace {
@@ -348,11 +349,15 @@ absl::Status Reader::ParseMetadata() {
 
   PERFDATA_RETURN_IF_ERROR(WalkRecords(
       data_ + header_.data.offset, header_.data.size, header_.data.offset,
-      [&](const uint8_t* rec, uint32_t size, uint64_t offset, absl::Span<const uint8_t>) -> absl::Status {
+      [&](const uint8_t* rec, uint32_t size, uint64_t offset, absl::Span<const uint8_t> payload) -> absl::Status {
         const uint32_t type = RecordHeader::At(rec).type;
         // Kernel records (nearly all of them) carry no metadata.
         if (ABSL_PREDICT_TRUE(type < kFirstUserRecordType)) return absl::OkStatus();
-        if (type == kRecordHeaderAttr) {
+        if (type == kRecordHeaderTracingData) {
+          features_.present.set(kFeatTracingData);
+          features_.tracing_data.assign(reinterpret_cast<const char*>(payload.data()), payload.size());
+          features_.tracing_data_offset = offset + size;
+        } else if (type == kRecordHeaderAttr) {
           if (size < 8 + PERF_ATTR_SIZE_VER0) {
             return Malformed(offset, absl::StrCat("HEADER_ATTR of size ", size, " cannot hold an attr"));
           }
@@ -392,6 +397,19 @@ absl::Status Reader::ParseMetadata() {
         return absl::OkStatus();
       }));
 
+  // Tracepoint field layouts, by id (attr.config), from the tracing data.
+  TracepointFormats tracepoints;
+  if (!features_.tracing_data.empty()) {
+    absl::StatusOr<TracingData> tracing = ParseTracingData(features_.tracing_data);
+    absl::StatusOr<TracepointFormats> formats =
+        tracing.ok() ? FormatsById(*tracing) : absl::StatusOr<TracepointFormats>(tracing.status());
+    if (formats.ok()) {
+      tracepoints = *std::move(formats);
+    } else {  // the records still read; only the fields stay undecoded
+      tracing_data_status_ = Malformed(features_.tracing_data_offset, formats.status().message());
+    }
+  }
+
   // Names: EVENT_UPDATE, else EVENT_DESC (by position when it lists every
   // attr, else by first id), else from the attr.
   const std::vector<EventDescEntry>& desc = features_.event_desc;
@@ -413,6 +431,9 @@ absl::Status Reader::ParseMetadata() {
     info.attr = e.attr;
     info.format = EventFormat::FromAttr(e.attr);
     info.ids = e.ids;
+    if (e.attr.type == PERF_TYPE_TRACEPOINT) {
+      if (auto it = tracepoints.find(e.attr.config); it != tracepoints.end()) info.tracepoint = it->second;
+    }
     events_.Add(std::move(info));
   }
 

@@ -91,6 +91,10 @@ class Reader {
   const FileHeader& header() const { return header_; }
   const HeaderFeatures& features() const { return features_; }
   const EventTable& events() const { return events_; }
+  // Whether the tracing data (if any) parsed. When it did not, the file
+  // still reads but its tracepoint events have no formats (EventInfo::
+  // tracepoint is null); this says why ("offset 0x...: tracing data, ...").
+  const absl::Status& tracing_data_status() const { return tracing_data_status_; }
   // Size of the input in bytes, and its modification time (0 for stdin).
   uint64_t input_size() const { return size_; }
   int64_t mtime() const { return mtime_; }
@@ -118,6 +122,7 @@ class Reader {
   std::vector<EventDescEntry> pending_attrs_;  // file-mode attrs, until ParseMetadata
   HeaderFeatures features_;
   EventTable events_;
+  absl::Status tracing_data_status_;
   ReadStats stats_;
 };
 

@@ -136,6 +136,15 @@ absl::Status Writer::Begin(const EventTable& events, const RecordingInfo& info) 
       prefix += payload;
       prefix.append(size - 16 - payload.size(), '\0');
     }
+    if (!info.tracing_data.empty()) {
+      // {header, u32 size, u32 pad}, then `size` bytes: the data padded to 8.
+      const uint64_t size = AlignUp(info.tracing_data.size(), 8);
+      AppendRecordHeader(&prefix, kRecordHeaderTracingData, 0, 16);
+      Append<uint32_t>(&prefix, static_cast<uint32_t>(size));
+      Append<uint32_t>(&prefix, 0);
+      prefix += info.tracing_data;
+      prefix.append(size - info.tracing_data.size(), '\0');
+    }
   } else {
     // Ids arrays right after the header, then the attrs, then the data.
     std::string ids, attrs;
@@ -355,6 +364,7 @@ Writer::FeatureList Writer::CommonFeatures() const {
 Writer::FeatureList Writer::FileFeatures() const {
   FeatureList f = CommonFeatures();
   f.emplace_back(kFeatSampleTime, EncodeSampleTime(first_sample_time_, last_sample_time_));
+  if (!info_.tracing_data.empty()) f.emplace_back(kFeatTracingData, info_.tracing_data);
   std::vector<BuildIdEntry> ids = dso_hits_.HitBuildIds();
   if (!ids.empty()) f.emplace_back(kFeatBuildId, EncodeBuildIds(ids));
   std::sort(f.begin(), f.end(),

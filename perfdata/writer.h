@@ -52,6 +52,10 @@ struct RecordingInfo {
   std::optional<clockid_t> clockid;  // CLOCKID and CLOCK_DATA when a clock was chosen
   HostInfo host = CollectHostInfo(); // HOSTNAME ... TOTAL_MEM
   std::string version = "perfring";  // VERSION
+  // TRACING_DATA (perfdata/tracing_data.h's encoding) when the events include
+  // tracepoints; "" writes none. Pipe mode carries it as a
+  // HEADER_TRACING_DATA record after the features, as perf does.
+  std::string tracing_data;
 };
 
 class Writer {

@@ -15,6 +15,8 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -336,6 +338,84 @@ TEST_F(RecordE2E, UnsupportedHardwareEventSaysWhyAndCyclesFallsBack) {
   EXPECT_TRUE(absl::StrContains(cycles.err, "cpu-clock")) << cycles.err;
   EXPECT_EQ(instructions.status, 1) << instructions.err;
   EXPECT_TRUE(absl::StrContains(instructions.err, "try cpu-clock")) << instructions.err;
+}
+
+// sched_switch as perf script prints it and as perfring dump's "tp" has it:
+// prev_comm, prev_pid, prev_prio, next_comm, next_pid, next_prio, sorted.
+using SwitchFields = std::multiset<std::string>;
+
+SwitchFields SwitchesFromPerfScript(const std::string& text) {
+  static const std::regex re(
+      "prev_comm=(.*) prev_pid=(-?\\d+) prev_prio=(-?\\d+) prev_state=\\S+ ==> "
+      "next_comm=(.*) next_pid=(-?\\d+) next_prio=(-?\\d+)");
+  SwitchFields out;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    std::smatch m;
+    const std::string l(line);
+    if (std::regex_search(l, m, re))
+      out.insert(absl::StrCat(m[1].str(), "|", m[2].str(), "|", m[3].str(), "|", m[4].str(), "|",
+                              m[5].str(), "|", m[6].str()));
+  }
+  return out;
+}
+
+SwitchFields SwitchesFromDump(const std::string& text) {
+  SwitchFields out;
+  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
+    nlohmann::json j = nlohmann::json::parse(line);
+    if (j["type"] != "SAMPLE" || !j.contains("tp")) continue;
+    const nlohmann::json& tp = j["tp"];
+    out.insert(absl::StrCat(tp["prev_comm"].get<std::string>(), "|", tp["prev_pid"].get<int64_t>(), "|",
+                            tp["prev_prio"].get<int64_t>(), "|", tp["next_comm"].get<std::string>(), "|",
+                            tp["next_pid"].get<int64_t>(), "|", tp["next_prio"].get<int64_t>()));
+  }
+  return out;
+}
+
+bool TracefsReadable() {
+  return ::access("/sys/kernel/tracing/events/sched/sched_switch/format", R_OK) == 0 ||
+         ::access("/sys/kernel/debug/tracing/events/sched/sched_switch/format", R_OK) == 0;
+}
+
+TEST_F(RecordE2E, TracepointCaptureIsReadByPerfScriptAndDumpedByFieldName) {
+  if (!TracefsReadable()) GTEST_SKIP() << "tracefs is not readable (sched_switch format)";
+  const std::string data = dir_ + "/tp.data";
+  Result rec = Shell(absl::StrCat(perfring_, " record -q -e sched:sched_switch -a -o ", data,
+                                  " -- sleep 0.2"));
+  ASSERT_EQ(rec.status, 0) << rec.err;
+  Result script = Shell(absl::StrCat("perf script -i ", data));
+  ASSERT_EQ(script.status, 0) << script.err;
+  EXPECT_FALSE(absl::StrContains(script.err, "incompatible file format")) << script.err;
+  const SwitchFields perf = SwitchesFromPerfScript(script.out);
+  ASSERT_FALSE(perf.empty()) << script.out.substr(0, 2000);
+  EXPECT_TRUE(absl::StrContains(script.out, " ==> next_comm=")) << script.out.substr(0, 2000);
+
+  Result dump = Shell(absl::StrCat(perfring_, " dump ", data));
+  ASSERT_EQ(dump.status, 0) << dump.err;
+  EXPECT_EQ(SwitchesFromDump(dump.out), perf);
+}
+
+TEST_F(RecordE2E, TracepointPipeCaptureIsReadByPerfScriptFromStdin) {
+  if (!TracefsReadable()) GTEST_SKIP() << "tracefs is not readable (sched_switch format)";
+  Result script = Shell(absl::StrCat(perfring_, " record -q -e sched:sched_switch -a -o - -- sleep 0.2",
+                                     " | perf script -i -"));
+  ASSERT_EQ(script.status, 0) << script.err;
+  EXPECT_FALSE(absl::StrContains(script.err, "incompatible file format")) << script.err;
+  EXPECT_FALSE(SwitchesFromPerfScript(script.out).empty()) << script.out.substr(0, 2000) << script.err;
+}
+
+TEST_F(RecordE2E, PerfsOwnTracepointFileIsDumpedByFieldNameAsPerfScriptReadsIt) {
+  if (!TracefsReadable()) GTEST_SKIP() << "tracefs is not readable (sched_switch format)";
+  const std::string data = dir_ + "/perf-tp.data";
+  Result rec = Shell(absl::StrCat("perf record -q -e sched:sched_switch -a -o ", data, " -- sleep 0.2"));
+  if (rec.status != 0) GTEST_SKIP() << "perf record refused: " << rec.err;
+  Result script = Shell(absl::StrCat("perf script -i ", data));
+  ASSERT_EQ(script.status, 0) << script.err;
+  const SwitchFields perf = SwitchesFromPerfScript(script.out);
+  ASSERT_FALSE(perf.empty()) << script.out.substr(0, 2000);
+  Result dump = Shell(absl::StrCat(perfring_, " dump ", data));
+  ASSERT_EQ(dump.status, 0) << dump.err;
+  EXPECT_EQ(SwitchesFromDump(dump.out), perf);
 }
 
 }  // namespace
