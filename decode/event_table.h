@@ -32,6 +32,9 @@ struct EventInfo {
   perf_event_attr attr{};    // as opened (or as read from the file)
   EventFormat format;        // normally EventFormat::FromAttr(attr)
   std::vector<uint64_t> ids; // kernel ids of this event's fds (PERF_EVENT_IOC_ID)
+  // Index (in the table) of this event's group leader; -1 for a leader or a
+  // lone event. A group's members follow their leader directly.
+  int group_leader = -1;
 };
 
 class EventTable {
