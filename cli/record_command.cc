@@ -81,7 +81,7 @@ ArgParser MakeParser(RecordArgs* r) {
     return [out](absl::string_view v) { *out = std::string(v); return absl::OkStatus(); };
   };
   p.Add({'e', "event", A::kRequired, "LIST",
-         "events: cycles, cpu-clock, page-faults, sched:sched_switch, rNNNN, pmu/k=v/, {a,b}, :u :k :p",
+         "events: cycles, cpu-clock, page-faults, sched:sched_switch, rNNNN, pmu/k=v/, {a,b}, {a,b}:S, :u :k :p",
          [r](absl::string_view v) { r->events.emplace_back(v); return absl::OkStatus(); }});
   p.Add({'F', "freq", A::kRequired, "HZ", "sample at this frequency (or 'max'); default 4000",
          [o](absl::string_view v) { return ParseFrequency(v, o); }});

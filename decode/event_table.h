@@ -37,6 +37,9 @@ struct EventInfo {
   // immutable; null when unknown. With it, JSON renders the RAW bytes of
   // its samples field by field as "tp".
   std::shared_ptr<const TracepointFormat> tracepoint;
+  // Index (in the table) of this event's group leader; -1 for a leader or a
+  // lone event. A group's members follow their leader directly.
+  int group_leader = -1;
 };
 
 class EventTable {

@@ -71,6 +71,13 @@ nlohmann::json FeaturesJson(const HeaderFeatures& f) {
     j["event_desc"] = nlohmann::json::array();
     for (const EventDescEntry& e : f.event_desc) j["event_desc"].push_back({{"name", LosslessUtf8(e.name)}, {"ids", e.ids}});
   }
+  if (has(kFeatGroupDesc)) {
+    j["group_desc"] = nlohmann::json::array();
+    for (const GroupDescEntry& g : f.group_desc) {
+      j["group_desc"].push_back(
+          {{"name", g.name}, {"leader_idx", g.leader_idx}, {"nr_members", g.nr_members}});
+    }
+  }
   if (has(kFeatSampleTime)) j["sample_time"] = {{"first", f.first_sample_time}, {"last", f.last_sample_time}};
   if (has(kFeatClockId)) j["clockid_res_ns"] = f.clock_resolution_ns;
   if (f.clock_data) {

@@ -249,6 +249,17 @@ std::string EncodeBuildIds(const std::vector<BuildIdEntry>& entries) {
   return out;
 }
 
+std::string EncodeGroupDesc(const std::vector<GroupDescEntry>& groups) {
+  std::string out;
+  Append<uint32_t>(&out, static_cast<uint32_t>(groups.size()));
+  for (const GroupDescEntry& g : groups) {
+    out += EncodeString(g.name);
+    Append<uint32_t>(&out, g.leader_idx);
+    Append<uint32_t>(&out, g.nr_members);
+  }
+  return out;
+}
+
 absl::Status ParseFeature(int feature, const uint8_t* data, size_t size,
                           uint64_t file_offset, HeaderFeatures* out) {
   out->present.set(feature);
@@ -285,6 +296,21 @@ absl::Status ParseFeature(int feature, const uint8_t* data, size_t size,
       return absl::OkStatus();
     }
     case kFeatBuildId: return ParseBuildIds(c, out);
+    case kFeatGroupDesc: {
+      uint32_t nr = 0;
+      PERFDATA_RETURN_IF_ERROR(c.Read(&nr, "group count"));
+      // Each group takes at least 12 bytes (string length, leader, count).
+      if (nr > c.remaining() / 12) return c.Error(absl::StrCat("group count ", nr, " exceeds the section"));
+      out->group_desc.clear();
+      for (uint32_t i = 0; i < nr; ++i) {
+        GroupDescEntry g;
+        PERFDATA_RETURN_IF_ERROR(c.ReadString(&g.name));
+        PERFDATA_RETURN_IF_ERROR(c.Read(&g.leader_idx, "group leader index"));
+        PERFDATA_RETURN_IF_ERROR(c.Read(&g.nr_members, "group member count"));
+        out->group_desc.push_back(std::move(g));
+      }
+      return absl::OkStatus();
+    }
     case kFeatCompressed: {
       CompressionInfo info;
       PERFDATA_RETURN_IF_ERROR(c.Read(&info.version, "compression version"));

@@ -38,6 +38,19 @@ struct EventDescEntry {
   std::vector<uint64_t> ids;
 };
 
+// One HEADER_GROUP_DESC entry: a group of two or more events, its leader's
+// index in the attrs and its members' count (leader included); the members
+// are the events right after the leader.
+struct GroupDescEntry {
+  std::string name;  // perf's group name, "{anon_group}" when unnamed
+  uint32_t leader_idx = 0;
+  uint32_t nr_members = 0;
+
+  bool operator==(const GroupDescEntry& o) const {
+    return name == o.name && leader_idx == o.leader_idx && nr_members == o.nr_members;
+  }
+};
+
 // HEADER_COMPRESSED: how COMPRESSED records were made.
 struct CompressionInfo {
   uint32_t version = 0, type = 0, level = 0, ratio = 0, mmap_len = 0;
@@ -63,6 +76,7 @@ struct HeaderFeatures {
   uint64_t total_mem_kb = 0;
   std::vector<std::string> cmdline;
   std::vector<EventDescEntry> event_desc;
+  std::vector<GroupDescEntry> group_desc;
   uint64_t first_sample_time = 0, last_sample_time = 0;
   uint64_t clock_resolution_ns = 0;  // HEADER_CLOCKID: the clock's resolution
   std::optional<ClockData> clock_data;
@@ -88,6 +102,8 @@ std::string EncodeClockData(const ClockData& clock);
 // `attr.size` of every entry is written as kWrittenAttrSize.
 std::string EncodeEventDesc(const std::vector<EventDescEntry>& events);
 std::string EncodeBuildIds(const std::vector<BuildIdEntry>& entries);
+// u32 nr_groups, then per group: string name, u32 leader_idx, u32 nr_members.
+std::string EncodeGroupDesc(const std::vector<GroupDescEntry>& groups);
 
 // Parses the payload of feature `feature` (bytes [data, data+size), which the
 // caller has bounds-checked against the file) into *out. Unknown and

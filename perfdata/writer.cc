@@ -35,6 +35,21 @@ perf_event_attr AttrToWrite(const perf_event_attr& attr) {
   return out;
 }
 
+// perf's GROUP_DESC: every leader with members, its members being the
+// events after it (EventInfo::group_leader).
+std::vector<GroupDescEntry> GroupsOf(const EventTable& events) {
+  std::vector<GroupDescEntry> groups;
+  for (int i = 0; i < static_cast<int>(events.size()); ++i) {
+    const int leader = events.at(i).group_leader;
+    if (leader < 0) continue;
+    if (groups.empty() || groups.back().leader_idx != static_cast<uint32_t>(leader)) {
+      groups.push_back({"{anon_group}", static_cast<uint32_t>(leader), 1});
+    }
+    ++groups.back().nr_members;
+  }
+  return groups;
+}
+
 void AppendSection(std::string* out, uint64_t offset, uint64_t size) {
   Append<uint64_t>(out, offset);
   Append<uint64_t>(out, size);
@@ -352,6 +367,10 @@ Writer::FeatureList Writer::CommonFeatures() const {
   f.emplace_back(kFeatTotalMem, EncodeU64(host.total_mem_kb));
   f.emplace_back(kFeatCmdline, EncodeStringList(info_.cmdline));
   f.emplace_back(kFeatEventDesc, EncodeEventDesc(event_desc_));
+  // As perf record: only when there is a group of two or more.
+  if (std::vector<GroupDescEntry> groups = GroupsOf(events_); !groups.empty()) {
+    f.emplace_back(kFeatGroupDesc, EncodeGroupDesc(groups));
+  }
   if (clock_data_) {
     struct timespec res = {0, 0};
     clock_getres(static_cast<clockid_t>(clock_data_->clockid), &res);

@@ -92,14 +92,18 @@ absl::StatusOr<perf_event_attr> BuildEventAttr(const EventSpec& spec, const Reco
       attr.sample_stack_user = options.call_graph.dwarf_stack_size;
       // The user part of the stack is unwound from the dump, as perf does.
       attr.exclude_callchain_user = 1;
+      // perf's DWARF mode also implies -d (ADDR, DATA_SRC and, below, data
+      // mmaps): the unwinder finds .eh_frame_hdr through the non-executable
+      // mappings that only mmap_data reports.
+      attr.sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
       break;
     }
   }
 
   attr.read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
-  if (role.in_group) {
-    attr.read_format |= PERF_FORMAT_GROUP;
+  if (role.leader_sampling) {
     attr.sample_type |= PERF_SAMPLE_READ;
+    if (role.in_group) attr.read_format |= PERF_FORMAT_GROUP;
   }
   attr.sample_id_all = 1;
 
@@ -117,7 +121,7 @@ absl::StatusOr<perf_event_attr> BuildEventAttr(const EventSpec& spec, const Reco
     attr.task = 1;
     attr.ksymbol = 1;
     attr.bpf_event = 1;
-    attr.mmap_data = options.sample_addr;
+    attr.mmap_data = options.sample_addr || options.call_graph.mode == CallGraphMode::kDwarf;
     attr.context_switch = options.switch_events;
     attr.namespaces = options.namespaces;
   }
@@ -134,6 +138,17 @@ absl::StatusOr<perf_event_attr> BuildEventAttr(const EventSpec& spec, const Reco
       attr.sample_period = context.rate.value;
     }
   }
+  if (role.leader_sampling && role.in_group && !role.leader) {
+    // The leader's samples read this member's count; it takes none itself.
+    attr.freq = 0;
+    attr.sample_period = 0;
+  }
+  // With PERF_SAMPLE_PERIOD and a fixed period, the kernel's software and
+  // tracepoint events (perf_swevent_event) sample every single event, each
+  // with the period it counted, whatever sample_period says. So, as perf does
+  // for -c, PERIOD is sampled only where the period varies (frequency mode)
+  // or is 1 anyway (tracepoints by default); a fixed period is in the attr.
+  if (!attr.freq && attr.sample_period != 1) attr.sample_type &= ~uint64_t{PERF_SAMPLE_PERIOD};
 
   if (options.wakeup_events) {
     attr.watermark = 0;

@@ -42,7 +42,12 @@ struct AttrContext {
 struct EventRole {
   bool tracking = false;   // the first event: carries mmap/comm/task/... records
   bool leader = true;      // group leader (or a lone event): disabled until enabled
-  bool in_group = false;   // a braced group of two or more: PERF_FORMAT_GROUP + SAMPLE_READ
+  bool in_group = false;   // a braced group of two or more
+  // The group's leader samples and each sample reads the whole group
+  // (perf's :S): SAMPLE_READ + PERF_FORMAT_GROUP on every member, and the
+  // members do not sample themselves (period 0). Without it every member of
+  // a group samples on its own, as in perf. On a lone event: SAMPLE_READ.
+  bool leader_sampling = false;
 };
 
 // The attr for `spec`. InvalidArgument when the options cannot apply to this

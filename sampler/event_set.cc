@@ -41,6 +41,7 @@ absl::StatusOr<EventSet> EventSet::Open(const EventList& list, const RecordOptio
       planned.role.tracking = plan.empty();
       planned.role.leader = i == 0;
       planned.role.in_group = group.braced && group.events.size() > 1;
+      planned.role.leader_sampling = group.leader_sampling();
       planned.leader = i == 0 ? -1 : leader_index;
       absl::StatusOr<perf_event_attr> attr =
           BuildEventAttr(planned.spec, options, context, planned.role);
@@ -103,7 +104,8 @@ absl::StatusOr<EventSet> EventSet::Open(const EventList& list, const RecordOptio
         opened.cpu = cpu;
         opened.task = task;
         opened.leader = planned.role.leader;
-        opened.group_read = planned.role.leader && planned.role.in_group;
+        opened.group_read =
+            planned.role.leader && (planned.attr.read_format & PERF_FORMAT_GROUP) != 0;
         fd_of[e] = opened.fd.fd();
         set.fds_.push_back(std::move(opened));
       }
@@ -117,6 +119,7 @@ absl::StatusOr<EventSet> EventSet::Open(const EventList& list, const RecordOptio
     info.attr = plan[e].attr;
     info.format = EventFormat::FromAttr(plan[e].attr);
     info.ids = ids[e];
+    info.group_leader = plan[e].leader;
     set.table_->Add(std::move(info));
   }
   return set;

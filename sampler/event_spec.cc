@@ -137,7 +137,7 @@ std::optional<uint64_t> FindCacheEvent(absl::string_view name) {
 bool IsModifierLetters(absl::string_view text) {
   if (text.empty()) return false;
   for (char c : text) {
-    if (!absl::StrContains("ukhpHGID", c)) return false;
+    if (!absl::StrContains("ukhpHGIDS", c)) return false;
   }
   return true;
 }
@@ -273,9 +273,10 @@ absl::Status Parser::ApplyModifiers(const Piece& event, absl::string_view mods,
       case 'G': spec->attr.exclude_host = 1; break;
       case 'I': spec->attr.exclude_idle = 1; break;
       case 'D': spec->attr.pinned = 1; break;
+      case 'S': spec->sample_read = true; break;
       default:
         return Error(event, absl::StrCat("unknown modifier '", std::string(1, mods[i]),
-                                         "' in ':", mods, "' (valid: u k h p H G I D)"));
+                                         "' in ':", mods, "' (valid: u k h p H G I D S)"));
     }
   }
   if (precise > 3) return Error(event, absl::StrCat("':", mods, "': at most 3 p (ppp)"));

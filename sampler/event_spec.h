@@ -8,7 +8,9 @@
 //           | SUBSYS ':' NAME [':' MODS]   tracepoint (id from tracefs)
 //           | PMU '/' TERMS '/' [[':'] MODS]   TERMS from sysfs format/ and events/
 //   MODS   := one or more of u k h (count only user/kernel/hypervisor), p (precise,
-//             up to ppp), H (host only), G (guest only), I (exclude idle), D (pinned)
+//             up to ppp), H (host only), G (guest only), I (exclude idle), D (pinned),
+//             S (sample read: on a group, only the leader samples and each sample
+//             reads every member's count)
 //
 // Errors are InvalidArgument and name the bad event and the bad part, e.g.
 //   event 'cpu-clok': unknown event (did you mean cpu-clock?)
@@ -41,11 +43,15 @@ struct EventSpec {
   perf_event_attr attr{};
   bool has_own_period = false;  // a period= or freq= term
   std::string modifiers;        // the modifier letters applied ("u", "ppp", ...)
+  bool sample_read = false;     // the S modifier (perf's sample_read)
 };
 
 struct EventGroup {
   std::vector<EventSpec> events;  // events[0] is the leader
-  bool braced = false;            // written {a,b}: counted and read together
+  bool braced = false;            // written {a,b}: scheduled together
+  // {a,b}:S (the leader has S): the leader samples and reads the group;
+  // the members do not sample. Otherwise every member samples on its own.
+  bool leader_sampling() const { return !events.empty() && events[0].sample_read; }
 };
 
 struct EventList {

@@ -25,7 +25,11 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/ascii.h"
 
 namespace {
 
@@ -64,11 +68,43 @@ std::string Runfile(const std::string& path) {
   return absl::StrCat(srcdir ? srcdir : ".", "/perfring/", path);
 }
 
+// The sample count of perfring's "Captured and wrote ... (N samples)" line.
+int CapturedSamples(const std::string& err) {
+  const size_t end = err.find(" samples)");
+  const size_t start = err.rfind('(', end);
+  int n = -1;
+  if (end == std::string::npos || start == std::string::npos ||
+      !absl::SimpleAtoi(err.substr(start + 1, end - start - 1), &n)) {
+    ADD_FAILURE() << "no sample count in: " << err;
+  }
+  return n;
+}
+
+// The samples `perf report` counts in a file: the sum of its "# Samples: N"
+// lines (one per event, or one per group).
+int PerfReportSamples(const std::string& data) {
+  const std::string out = Shell(absl::StrCat("perf report -i ", data, " --stdio 2>&1")).out;
+  int total = 0, rows = 0;
+  for (absl::string_view line : absl::StrSplit(out, '\n')) {
+    if (!absl::ConsumePrefix(&line, "# Samples: ")) continue;
+    const std::vector<absl::string_view> words = absl::StrSplit(line, ' ');
+    int n = 0;
+    if (!absl::SimpleAtoi(words[0], &n)) ADD_FAILURE() << "bad row: " << line;
+    total += n;
+    ++rows;
+  }
+  if (rows == 0) ADD_FAILURE() << "perf report shows no '# Samples:' row: " << out;
+  return total;
+}
+
 class RecordE2E : public ::testing::Test {
  protected:
   void SetUp() override {
     perfring_ = Runfile("cli/perfring");
     hot_loop_ = Runfile("tests/cli/hot_loop");
+    call_chain_ = Runfile("tests/cli/call_chain");
+    touch_pages_ = Runfile("tests/cli/touch_pages");
+    getppid_loop_ = Runfile("tests/cli/getppid_loop");
     dir_ = absl::StrCat(TmpDir(), "/", ::testing::UnitTest::GetInstance()->current_test_info()->name());
     ::mkdir(dir_.c_str(), 0700);
     if (Shell("perf version").status != 0) GTEST_SKIP() << "perf is not installed";
@@ -79,7 +115,24 @@ class RecordE2E : public ::testing::Test {
       GTEST_SKIP() << "the kernel refuses perf_event_open: " << probe.err;
   }
 
-  std::string perfring_, hot_loop_, dir_;
+  // Runs `perfring record ARGS` and returns how many samples it took; with
+  // `perf_samples`, also `perf record ARGS` and how many perf took.
+  int RecordSamples(const std::string& args, int* perf_samples = nullptr) {
+    const std::string data = dir_ + "/counted.data";
+    Result rec = Shell(absl::StrCat(perfring_, " record -f -o ", data, " ", args));
+    EXPECT_EQ(rec.status, 0) << args << ": " << rec.err;
+    if (perf_samples != nullptr) {
+      const std::string theirs = dir_ + "/theirs.data";
+      Result perf = Shell(absl::StrCat("perf record -q -o ", theirs, " ", args));
+      EXPECT_EQ(perf.status, 0) << "perf record " << args << ": " << perf.err;
+      const std::vector<absl::string_view> lines = absl::StrSplit(
+          Shell(absl::StrCat("perf script -F ip -i ", theirs)).out, '\n', absl::SkipEmpty());
+      *perf_samples = static_cast<int>(lines.size());
+    }
+    return CapturedSamples(rec.err);
+  }
+
+  std::string perfring_, hot_loop_, call_chain_, touch_pages_, getppid_loop_, dir_;
 };
 
 TEST_F(RecordE2E, PerfReportShowsTheHotFunctionOnTopWithoutWarnings) {
@@ -121,6 +174,126 @@ TEST_F(RecordE2E, PerfScriptSymbolizesUserAndKernelSamplesAndCallchains) {
   EXPECT_TRUE(kernel_symbol) << script.out.substr(0, 4000);
   // -g: the hot function's caller, main, is on its callchain.
   EXPECT_TRUE(absl::StrContains(script.out, "main")) << script.out.substr(0, 2000);
+}
+
+// perf unwinds a --call-graph dwarf capture of a binary without frame
+// pointers: it finds .eh_frame_hdr through the data mappings (mmap_data).
+TEST_F(RecordE2E, PerfUnwindsADwarfCallGraphThreeDeep) {
+  const std::string data = dir_ + "/dwarf.data";
+  Result rec = Shell(absl::StrCat(perfring_, " record -q --call-graph dwarf -o ", data, " -- ",
+                                  call_chain_, " 0.5"));
+  ASSERT_EQ(rec.status, 0) << rec.err;
+  Result report = Shell(absl::StrCat("perf report -i ", data,
+                                     " --stdio --no-children --sort symbol -g caller"));
+  ASSERT_EQ(report.status, 0) << report.err;
+  // The callchain under the row of c, outermost caller first.
+  std::vector<std::string> chain;
+  bool in_c = false;
+  for (absl::string_view line : absl::StrSplit(report.out, '\n')) {
+    // A row: "    94.25%  [.] c      -      -", the symbol after "[.] ".
+    if (absl::StrContains(line, "%  [")) {
+      if (in_c) break;
+      const size_t user = line.find("[.] ");
+      in_c = user != absl::string_view::npos &&
+             absl::StartsWith(line.substr(user + 4), "c ");
+      continue;
+    }
+    if (!in_c) continue;
+    absl::string_view frame = absl::StripAsciiWhitespace(line);
+    while (!frame.empty() && (frame[0] == '-' || frame[0] == '|')) frame.remove_prefix(1);
+    if (!frame.empty()) chain.emplace_back(frame);
+  }
+  const std::vector<std::string> want = {"main", "a", "b", "c"};
+  EXPECT_NE(std::search(chain.begin(), chain.end(), want.begin(), want.end()), chain.end())
+      << "callchain of c: " << absl::StrJoin(chain, " -> ") << "\n" << report.out.substr(0, 3000);
+}
+
+// -c N is the period the kernel samples at: with PERF_SAMPLE_PERIOD in the
+// attr, software events and tracepoints would be sampled at every event.
+TEST_F(RecordE2E, PeriodIsKeptOnSoftwareEventsTracepointsAndTimers) {
+  // The task's event is opened on each CPU and each counts its own period,
+  // so every CPU the task ran on may leave up to one period uncounted.
+  const int cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  // 20000 fresh pages, one fault each, plus about 100 of process start-up.
+  int perf = -1;
+  const int faults = RecordSamples(
+      absl::StrCat("-e page-faults -c 1000 -- ", touch_pages_, " 20000"), &perf);
+  EXPECT_GE(faults, 20 - cpus);
+  EXPECT_LE(faults, 21);
+  EXPECT_NEAR(faults, perf, cpus);
+
+  // The timer: 1 ms of CPU per sample, so at most as many as the 0.3 s run
+  // (plus start-up) allows, and at least one.
+  const int clock = RecordSamples(absl::StrCat("-e cpu-clock -c 1000000 -- ", hot_loop_, " 0.3"));
+  EXPECT_GE(clock, 1);
+  EXPECT_LE(clock, 330);
+
+  // -F: the kernel adapts the period; far fewer samples than events.
+  const int by_freq = RecordSamples(absl::StrCat("-e page-faults -F 50 -- ", touch_pages_, " 20000"));
+  EXPECT_GE(by_freq, 1);
+  EXPECT_LT(by_freq, 2000);
+
+  // A tracepoint: 10000 getppid calls, one sample per 100. (perf 6.1 keeps
+  // PERIOD on tracepoints and samples all 10000 hits whatever -c says.)
+  Result probe = Shell(absl::StrCat(perfring_, " record -q -f -o ", dir_,
+                                    "/probe.data -e syscalls:sys_enter_getppid -- true"));
+  if (probe.status != 0) GTEST_SKIP() << "no syscalls:sys_enter_getppid here: " << probe.err;
+  const int hits = RecordSamples(
+      absl::StrCat("-e syscalls:sys_enter_getppid -c 100 -- ", getppid_loop_, " 10000"));
+  EXPECT_GE(hits, 100 - cpus);
+  EXPECT_LE(hits, 100);
+  // By default every hit (few enough that the rings keep them all).
+  const int every = RecordSamples(
+      absl::StrCat("-e syscalls:sys_enter_getppid -- ", getppid_loop_, " 2000"), &perf);
+  EXPECT_EQ(every, 2000);
+  EXPECT_EQ(every, perf);
+  const int tp_freq = RecordSamples(
+      absl::StrCat("-e syscalls:sys_enter_getppid -F 50 -- ", getppid_loop_, " 10000"));
+  EXPECT_GE(tp_freq, 1);
+  EXPECT_LT(tp_freq, 1000);
+}
+
+// {a,b}: members sample on their own, GROUP_DESC says they are a group, and
+// perf report counts each sample once.
+TEST_F(RecordE2E, GroupIsDescribedAndItsSamplesCountedOnce) {
+  const std::string data = dir_ + "/group.data";
+  Result rec = Shell(absl::StrCat(perfring_, " record -e '{cpu-clock,task-clock}' -c 1000000 -o ",
+                                  data, " -- ", hot_loop_, " 0.3"));
+  ASSERT_EQ(rec.status, 0) << rec.err;
+  Result evlist = Shell(absl::StrCat("perf evlist -g -i ", data));
+  EXPECT_TRUE(absl::StrContains(evlist.out, "{cpu-clock,task-clock}")) << evlist.out << evlist.err;
+  Result header = Shell(absl::StrCat(perfring_, " dump --header ", data, " | head -1"));
+  EXPECT_TRUE(absl::StrContains(
+      header.out, R"("group_desc":[{"leader_idx":0,"name":"{anon_group}","nr_members":2}])"))
+      << header.out;
+  const int samples = CapturedSamples(rec.err);
+  EXPECT_GT(samples, 0);
+  EXPECT_EQ(PerfReportSamples(data), samples);
+  // Both members sampled.
+  Result script = Shell(absl::StrCat("perf script -F event -i ", data, " | sort | uniq -c"));
+  EXPECT_TRUE(absl::StrContains(script.out, "cpu-clock")) << script.out;
+  EXPECT_TRUE(absl::StrContains(script.out, "task-clock")) << script.out;
+}
+
+// {a,b}:S: only the leader samples, each sample reads the group; perf report
+// makes one sample per member of it, as for perf's own :S capture.
+TEST_F(RecordE2E, LeaderSamplingReadsTheGroup) {
+  const std::string data = dir_ + "/group.data";
+  Result rec = Shell(absl::StrCat(perfring_, " record -e '{cpu-clock,task-clock}:S' -c 1000000 -o ",
+                                  data, " -- ", hot_loop_, " 0.3"));
+  ASSERT_EQ(rec.status, 0) << rec.err;
+  Result evlist = Shell(absl::StrCat("perf evlist -v -i ", data));
+  const std::vector<std::string> events = absl::StrSplit(evlist.out, '\n', absl::SkipEmpty());
+  ASSERT_EQ(events.size(), 2u) << evlist.out;
+  for (const std::string& e : events) {
+    EXPECT_TRUE(absl::StrContains(e, "READ")) << e;
+    EXPECT_TRUE(absl::StrContains(e, "read_format: ID|GROUP|LOST")) << e;
+  }
+  EXPECT_TRUE(absl::StrContains(events[0], "sample_period, sample_freq }: 1000000")) << events[0];
+  EXPECT_FALSE(absl::StrContains(events[1], "sample_period")) << events[1];
+  const int samples = CapturedSamples(rec.err);
+  EXPECT_GT(samples, 0);
+  EXPECT_EQ(PerfReportSamples(data), 2 * samples);
 }
 
 TEST_F(RecordE2E, PipeModeIsReadByPerfScriptFromStdin) {

@@ -58,6 +58,20 @@ TEST(FeaturesTest, EventDescRoundTripsWithAttrSize128) {
   EXPECT_EQ(f.event_desc[1].attr.size, 128u);
 }
 
+// header.c write_group_desc: u32 nr_groups, then name, leader_idx, nr_members.
+TEST(FeaturesTest, GroupDescIsCountThenNameLeaderMembers) {
+  const std::vector<GroupDescEntry> groups = {{"{anon_group}", 1, 2}, {"{anon_group}", 3, 3}};
+  const std::string enc = EncodeGroupDesc(groups);
+  ASSERT_EQ(enc.size(), 4u + 2 * (4 + 64 + 4 + 4));
+  EXPECT_EQ(LoadUnaligned<uint32_t>(Bytes(enc)), 2u);
+  EXPECT_EQ(LoadUnaligned<uint32_t>(Bytes(enc) + 4 + 68), 1u);      // leader_idx
+  EXPECT_EQ(LoadUnaligned<uint32_t>(Bytes(enc) + 4 + 68 + 4), 2u);  // nr_members
+  HeaderFeatures f;
+  ASSERT_TRUE(ParseFeature(kFeatGroupDesc, Bytes(enc), enc.size(), 0, &f).ok());
+  EXPECT_EQ(f.group_desc, groups);
+  EXPECT_FALSE(ParseFeature(kFeatGroupDesc, Bytes(enc), enc.size() - 1, 0, &f).ok());
+}
+
 TEST(FeaturesTest, BuildIdEntriesAre36BytesPlusTheNamePaddedTo64) {
   BuildIdEntry e;
   e.misc = PERF_RECORD_MISC_USER;

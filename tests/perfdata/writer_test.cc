@@ -249,6 +249,35 @@ TEST_F(WriterTest, FeaturesDescribeTheCapture) {
   EXPECT_EQ(f.first_sample_time, 1000000u);
   EXPECT_EQ(f.last_sample_time, 1000000u + 1000 * (kUserSamples + kKernelSamples - 1));
   EXPECT_FALSE(f.present.test(kFeatClockId));  // no clock chosen
+  EXPECT_FALSE(f.present.test(kFeatGroupDesc));  // no group, as perf record
+}
+
+// perf record writes GROUP_DESC for every group of two or more; without it
+// perf report and perf evlist -g see no group.
+TEST_F(WriterTest, GroupsAreDescribed) {
+  EventTable events;
+  for (int i = 0; i < 4; ++i) {
+    EventInfo e = OneEvent().at(0);
+    e.name = "event" + std::to_string(i);
+    e.ids = {static_cast<uint64_t>(100 + i)};
+    e.group_leader = i >= 2 ? 1 : -1;  // event0; {event1, event2, event3}
+    e.attr.sample_type |= PERF_SAMPLE_IDENTIFIER;  // perf: several events need it
+    e.format = EventFormat::FromAttr(e.attr);
+    events.Add(e);
+  }
+  const std::string path = TempPath("perf.data");
+  absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(path);
+  ASSERT_TRUE(w.ok()) << w.status();
+  ASSERT_TRUE((*w)->Begin(events, RecordingInfo()).ok());
+  ASSERT_TRUE((*w)->WriteFinishedRound().ok());
+  ASSERT_TRUE((*w)->Finish().ok());
+  absl::StatusOr<std::unique_ptr<Reader>> r = Reader::Open(path);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ((*r)->features().group_desc,
+            (std::vector<GroupDescEntry>{{"{anon_group}", 1, 3}}));
+  if (!HavePerf()) return;
+  test_util::CommandResult evlist = RunCommand("/usr/bin/perf evlist -g -i " + path);
+  EXPECT_TRUE(absl::StrContains(evlist.out, "{event1,event2,event3}")) << evlist.out << evlist.err;
 }
 
 TEST_F(WriterTest, BuildIdsAreThoseOfTheSampledBinariesFromTheirNotes) {

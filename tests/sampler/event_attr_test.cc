@@ -119,9 +119,56 @@ TEST(BuildEventAttr, DwarfCallchainDumpsRegistersAndStack) {
   EXPECT_EQ(attr.sample_stack_user, 16384u);
   EXPECT_NE(attr.sample_regs_user, 0u);
   EXPECT_TRUE(attr.exclude_callchain_user);
+  // perf's DWARF mode implies -d: ADDR, DATA_SRC (perf record -vv).
+  EXPECT_TRUE(attr.sample_type & PERF_SAMPLE_ADDR);
+  EXPECT_TRUE(attr.sample_type & PERF_SAMPLE_DATA_SRC);
 #if defined(__x86_64__)
   EXPECT_EQ(attr.sample_regs_user, 0xff0fffu);  // AX..R15 without DS, ES, FS, GS
 #endif
+}
+
+// The unwinder finds .eh_frame_hdr through the non-executable mappings of a
+// binary, which the kernel reports only with mmap_data, as perf sets it.
+TEST(BuildEventAttr, DwarfCallchainRecordsDataMappings) {
+  RecordOptions options;
+  options.call_graph = {CallGraphMode::kDwarf, 8192};
+  EventRole tracking;
+  tracking.tracking = true;
+  EXPECT_TRUE(Build(Software(0), options, CommandContext(), tracking).mmap_data);
+  options.call_graph = {CallGraphMode::kFramePointer, 8192};
+  const perf_event_attr fp = Build(Software(0), options, CommandContext(), tracking);
+  EXPECT_FALSE(fp.mmap_data);  // perf -g: no data mmaps, no ADDR
+  EXPECT_FALSE(fp.sample_type & PERF_SAMPLE_ADDR);
+}
+
+// With PERF_SAMPLE_PERIOD and a fixed period the kernel samples every
+// software event and tracepoint hit (perf_swevent_event), whatever the
+// period: PERIOD is sampled only when the period varies, as perf does.
+TEST(BuildEventAttr, FixedPeriodIsNotSampledSoTheKernelKeepsIt) {
+  AttrContext context = CommandContext();
+  context.rate = SamplingRate{false, 10000, true};
+  for (const EventSpec& spec : {Software(PERF_COUNT_SW_PAGE_FAULTS), Tracepoint(),
+                                Software(PERF_COUNT_SW_CPU_CLOCK)}) {
+    const perf_event_attr attr = Build(spec, RecordOptions{}, context);
+    EXPECT_FALSE(attr.freq) << spec.name;
+    EXPECT_EQ(attr.sample_period, 10000u) << spec.name;
+    EXPECT_FALSE(attr.sample_type & PERF_SAMPLE_PERIOD) << spec.name;
+  }
+  EventSpec own = Software(PERF_COUNT_SW_PAGE_FAULTS);
+  own.attr.sample_period = 50;
+  own.has_own_period = true;
+  EXPECT_FALSE(Build(own, RecordOptions{}, CommandContext()).sample_type & PERF_SAMPLE_PERIOD);
+}
+
+TEST(BuildEventAttr, FrequencyAndPeriodOneSampleThePeriod) {
+  AttrContext context = CommandContext();
+  context.rate = SamplingRate{true, 100, true};
+  EXPECT_TRUE(Build(Software(PERF_COUNT_SW_PAGE_FAULTS), RecordOptions{}, context).sample_type &
+              PERF_SAMPLE_PERIOD);
+  EXPECT_TRUE(Build(Tracepoint(), RecordOptions{}, context).sample_type & PERF_SAMPLE_PERIOD);
+  // Tracepoints by default: period 1, PERIOD sampled, as perf.
+  EXPECT_TRUE(Build(Tracepoint(), RecordOptions{}, CommandContext()).sample_type &
+              PERF_SAMPLE_PERIOD);
 }
 
 TEST(BuildEventAttr, TracepointsSampleEveryHitWithRawAndCpu) {
@@ -149,18 +196,50 @@ TEST(BuildEventAttr, SpecPeriodWins) {
   EXPECT_EQ(attr.sample_period, 777u);
 }
 
-TEST(BuildEventAttr, GroupsReadTogether) {
+// perf -e '{a,b}': every member samples on its own and nothing reads the
+// group in a sample (perf report would count each sample once per member).
+TEST(BuildEventAttr, GroupMembersSampleOnTheirOwn) {
   EventRole leader;
   leader.in_group = true;
   const perf_event_attr lead = Build(Software(0), RecordOptions{}, CommandContext(), leader);
-  EXPECT_EQ(lead.read_format, PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_LOST);
-  EXPECT_TRUE(lead.sample_type & PERF_SAMPLE_READ);
+  EXPECT_EQ(lead.read_format, PERF_FORMAT_ID | PERF_FORMAT_LOST);
+  EXPECT_FALSE(lead.sample_type & PERF_SAMPLE_READ);
   EXPECT_TRUE(lead.disabled);
   EventRole member = leader;
   member.leader = false;
   const perf_event_attr follower = Build(Software(2), RecordOptions{}, CommandContext(), member);
+  EXPECT_EQ(follower.read_format, PERF_FORMAT_ID | PERF_FORMAT_LOST);
+  EXPECT_FALSE(follower.sample_type & PERF_SAMPLE_READ);
+  EXPECT_TRUE(follower.freq);
+  EXPECT_EQ(follower.sample_freq, 4000u);
   EXPECT_FALSE(follower.disabled);        // follows its leader
   EXPECT_FALSE(follower.enable_on_exec);  // likewise
+}
+
+// perf -e '{a,b}:S': the leader samples and reads the group; members do not
+// sample (perf record -vv: period 0, READ, read_format ID|GROUP|LOST).
+TEST(BuildEventAttr, LeaderSamplingReadsTheGroup) {
+  EventRole leader;
+  leader.in_group = true;
+  leader.leader_sampling = true;
+  const perf_event_attr lead = Build(Software(0), RecordOptions{}, CommandContext(), leader);
+  EXPECT_EQ(lead.read_format, PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_LOST);
+  EXPECT_TRUE(lead.sample_type & PERF_SAMPLE_READ);
+  EXPECT_TRUE(lead.freq);
+  EXPECT_EQ(lead.sample_freq, 4000u);
+  EventRole member = leader;
+  member.leader = false;
+  const perf_event_attr follower = Build(Software(2), RecordOptions{}, CommandContext(), member);
+  EXPECT_EQ(follower.read_format, PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_LOST);
+  EXPECT_TRUE(follower.sample_type & PERF_SAMPLE_READ);
+  EXPECT_FALSE(follower.freq);
+  EXPECT_EQ(follower.sample_period, 0u);
+  // A lone event with :S reads itself.
+  EventRole lone;
+  lone.leader_sampling = true;
+  const perf_event_attr single = Build(Software(0), RecordOptions{}, CommandContext(), lone);
+  EXPECT_TRUE(single.sample_type & PERF_SAMPLE_READ);
+  EXPECT_EQ(single.read_format, PERF_FORMAT_ID | PERF_FORMAT_LOST);
 }
 
 TEST(BuildEventAttr, WakeupOptions) {

@@ -250,6 +250,18 @@ TEST_F(EventSpecTest, GroupModifiersApplyToEveryMember) {
   EXPECT_EQ(list->groups[0].events[2].name, "cpu/event=1/u");
 }
 
+TEST_F(EventSpecTest, SModifierIsLeaderSampling) {
+  absl::StatusOr<EventList> list = Parse("{cpu-clock,task-clock}:S,page-faults,{cpu-clock,task-clock}");
+  ASSERT_TRUE(list.ok()) << list.status();
+  ASSERT_EQ(list->groups.size(), 3u);
+  EXPECT_TRUE(list->groups[0].leader_sampling());
+  for (const EventSpec& spec : list->groups[0].events) EXPECT_TRUE(spec.sample_read) << spec.name;
+  EXPECT_FALSE(list->groups[1].leader_sampling());
+  EXPECT_FALSE(list->groups[2].leader_sampling());
+  EXPECT_TRUE(One("cpu-clock:uS").sample_read);
+  EXPECT_TRUE(One("cpu-clock:uS").attr.exclude_kernel);
+}
+
 TEST_F(EventSpecTest, PmuTermsWithCommasInsideAGroup) {
   absl::StatusOr<EventList> list = Parse("{cpu/event=1,umask=2/,cpu-clock}");
   ASSERT_TRUE(list.ok()) << list.status();

@@ -345,15 +345,16 @@ TEST(RecordKernel, OverflowingOnePageRingReportsLostRecordsMatchingTheKernelCoun
   EXPECT_EQ(summary->events[0].kernel_lost, summary->kernel_lost);
 }
 
-TEST(RecordKernel, GroupReadsBothValues) {
+// {a,b}:S (perf's leader sampling): the leader's samples read the group.
+TEST(RecordKernel, LeaderSamplingGroupReadsBothValues) {
   RecordOptions options = Quiet();
-  options.events = "{cpu-clock,page-faults}";
+  options.events = "{cpu-clock,page-faults}:S";
   options.command = {"/bin/sh", "-c", "i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done; /bin/true"};
   MemorySink sink;
   RUN_OR_SKIP(summary, options, sink);
   ASSERT_EQ(summary->events.size(), 2u);
-  EXPECT_EQ(summary->events[0].name, "cpu-clock");
-  EXPECT_EQ(summary->events[1].name, "page-faults");
+  EXPECT_EQ(summary->events[0].name, "cpu-clock:S");
+  EXPECT_EQ(summary->events[1].name, "page-faults:S");
   EXPECT_GT(summary->events[0].value, 0u);  // ns of CPU time
   EXPECT_GT(summary->events[1].value, 0u);  // faults
   // Samples carry the group's values, leader first.
@@ -366,6 +367,27 @@ TEST(RecordKernel, GroupReadsBothValues) {
     ++group_samples;
   }
   EXPECT_GT(group_samples, 0);
+  EXPECT_EQ(summary->events[1].counts.samples, 0u);  // members do not sample
+}
+
+// {a,b}: as in perf, every member samples on its own; nothing reads the
+// group in a sample, and the counts are still read at the end.
+TEST(RecordKernel, GroupMembersSampleOnTheirOwn) {
+  RecordOptions options = Quiet();
+  options.events = "{cpu-clock,task-clock}";
+  options.command = {"/bin/sh", "-c", "i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done; /bin/true"};
+  MemorySink sink;
+  RUN_OR_SKIP(summary, options, sink);
+  ASSERT_EQ(summary->events.size(), 2u);
+  for (const EventSummary& event : summary->events) {
+    EXPECT_GT(event.counts.samples, 0u) << event.name;
+    EXPECT_GT(event.value, 0u) << event.name;
+  }
+  for (const StoredRecord* r : OfType(sink, PERF_RECORD_SAMPLE)) {
+    std::optional<Sample> sample = DecodedAs<Sample>(*r);
+    ASSERT_TRUE(sample.has_value());
+    ASSERT_EQ(sample->read.nr, 0u);
+  }
 }
 
 TEST(RecordKernel, CyclesFallsBackToCpuClockWithANotice) {
