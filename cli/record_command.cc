@@ -1,6 +1,9 @@
 // perfring record: perf record's options, wired to sampler::RunRecord with a
 // perf.data sink, a JSON Lines sink, or both.
 
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -24,6 +27,8 @@
 #include "sampler/json_lines_sink.h"
 #include "sampler/record_options.h"
 #include "sampler/session.h"
+#include "sampler/stop_signals.h"
+#include "sampler/target.h"
 #include "sampler/text_file.h"
 
 namespace perfring::cli {
@@ -147,8 +152,13 @@ ArgParser MakeParser(RecordArgs* r) {
          [o](absl::string_view v) { return ParseWakeup(v, &o->wakeup_watermark); }});
   p.Add({0, "poll", A::kNone, "", "busy-poll the rings instead of sleeping",
          [o](absl::string_view) { return SetFlag(&o->poll); }});
-  p.Add({0, "duration", A::kRequired, "S", "stop after S seconds",
-         [o](absl::string_view v) { return ParseDouble(v, &o->duration_seconds); }});
+  p.Add({0, "duration", A::kRequired, "S", "stop after S seconds (fractions allowed: 0.5)",
+         [o](absl::string_view v) {
+           absl::StatusOr<double> seconds = ParseDuration(v);
+           if (!seconds.ok()) return seconds.status();
+           o->duration_seconds = *seconds;
+           return absl::OkStatus();
+         }});
   p.Add({'q', "quiet", A::kNone, "", "no status line or summary (losses are still reported)",
          [o](absl::string_view) { return SetFlag(&o->quiet); }});
   p.Add({'o', "output", A::kRequired, "FILE|-",
@@ -166,9 +176,31 @@ bool IsJsonName(absl::string_view name) {
   return absl::EndsWith(name, ".jsonl") || absl::EndsWith(name, ".json");
 }
 
+// Ends perfring as the command ended, as perf does: its exit code, or, when a
+// signal killed it, the same signal (core dumps off), so that a shell sees
+// 128+N and a script stops on Ctrl-C; 128+N if perfring survives the signal.
+int ExitLikeCommand(int wait_status) {
+  if (!WIFSIGNALED(wait_status)) return WEXITSTATUS(wait_status);
+  const int sig = WTERMSIG(wait_status);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const struct rlimit no_core = {0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);
+  signal(sig, SIG_DFL);
+  sigset_t only;
+  sigemptyset(&only);
+  sigaddset(&only, sig);
+  sigprocmask(SIG_UNBLOCK, &only, nullptr);
+  raise(sig);
+  return 128 + sig;
+}
+
 }  // namespace
 
 int RecordCommand(const std::vector<std::string>& args, const std::vector<std::string>& argv) {
+  // A closed stdout (-o -, --json -) is an error line and exit 1, also when
+  // the outputs are flushed after the capture, never a silent death.
+  MakeSigpipeHarmless(nullptr);
   RecordArgs r;
   ArgParser parser = MakeParser(&r);
   std::vector<std::string> command;
@@ -216,6 +248,10 @@ int RecordCommand(const std::vector<std::string>& args, const std::vector<std::s
       if (absl::Status s = perfdata::CheckOutputPath(path); !s.ok()) return ReportError("record", s);
   if (options.quiet) options.notice = [](std::string_view) {};
 
+  // When stdout carries the capture, the command's stdout goes to stderr, as
+  // perf does in pipe mode.
+  options.command_stdout_to_stderr = perfdata_path == "-" || json_path == "-";
+
   perfdata::RecordingInfo info;
   info.cmdline = argv;
   info.clockid = options.clockid;
@@ -225,7 +261,18 @@ int RecordCommand(const std::vector<std::string>& args, const std::vector<std::s
   };
   CaptureOutputs outputs_sink({perfdata_path, json_path, notice, options.paths}, std::move(info));
   absl::StatusOr<CaptureSummary> summary = RunRecord(options, &outputs_sink);
-  if (!summary.ok()) return ReportError("record", summary.status());
+  if (!summary.ok()) {
+    // A command that cannot be run (127/126) or died before anything ran.
+    if (std::optional<int> wait_status = CommandWaitStatus(summary.status())) {
+      std::fprintf(stderr, "perfring record: %s\n", std::string(summary.status().message()).c_str());
+      return ExitLikeCommand(*wait_status);
+    }
+    return ReportError("record", summary.status());
+  }
+  if (!summary->command_error.empty()) {  // exec failed: the output holds only side-band
+    std::fprintf(stderr, "perfring record: %s\n", summary->command_error.c_str());
+    return ExitLikeCommand(summary->command_status.value_or(W_EXITCODE(127, 0)));
+  }
 
   std::string outputs;
   if (!perfdata_path.empty())
@@ -242,7 +289,7 @@ int RecordCommand(const std::vector<std::string>& args, const std::vector<std::s
                  "as MALFORMED\n",
                  static_cast<unsigned long long>(outputs_sink.malformed_records()),
                  outputs_sink.first_malformed_error().c_str());
-  return 0;
+  return summary->command_status ? ExitLikeCommand(*summary->command_status) : 0;
 }
 
 }  // namespace perfring::cli

@@ -69,6 +69,14 @@ void CountRecord(const RecordView& record, int event, int cpu, CaptureSummary* s
   CountInto(record, &summary->per_cpu[cpu]);
 }
 
+std::string DescribeWaitStatus(int wait_status) {
+  if (WIFSIGNALED(wait_status)) {
+    return absl::StrCat("was killed by signal ", WTERMSIG(wait_status), " (",
+                        strsignal(WTERMSIG(wait_status)), ")");
+  }
+  return absl::StrCat("exited with status ", WEXITSTATUS(wait_status));
+}
+
 std::string RenderSummary(const CaptureSummary& s, absl::string_view output_name) {
   std::string out;
   absl::StrAppend(&out, "[ perfring record: Woken up ", s.wakeups, " times to write data ]\n");
@@ -107,11 +115,8 @@ std::string RenderSummary(const CaptureSummary& s, absl::string_view output_name
   }
   if (s.command_status) {
     const int status = *s.command_status;
-    if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
-      absl::StrAppend(&out, "[ perfring record: the command exited with status ", WEXITSTATUS(status), " ]\n");
-    } else if (WIFSIGNALED(status)) {
-      absl::StrAppend(&out, "[ perfring record: the command was killed by signal ", WTERMSIG(status), " (",
-                      strsignal(WTERMSIG(status)), ") ]\n");
+    if ((WIFEXITED(status) && WEXITSTATUS(status) != 0) || WIFSIGNALED(status)) {
+      absl::StrAppend(&out, "[ perfring record: the command ", DescribeWaitStatus(status), " ]\n");
     }
   }
   return out;

@@ -58,6 +58,9 @@ struct CaptureSummary {
   uint64_t output_bytes = 0;          // RecordSink::BytesWritten() at the end
   double duration_seconds = 0;
   std::optional<int> command_status;  // the command's wait status (waitpid)
+  // The command could not be exec'd after all (one line, "cannot run 'x':
+  // ..."; its status is then an exit with 126 or 127, as a shell's).
+  std::string command_error;
   bool interrupted = false;           // stopped by SIGINT / SIGTERM
   std::vector<std::string> notices;   // the notices given during the capture
 };
@@ -66,6 +69,9 @@ struct CaptureSummary {
 // few body words it needs with memcpy; allocates only the first time a CPU is
 // seen). `event` is the record's index in summary->events, or -1.
 void CountRecord(const RecordView& record, int event, int cpu, CaptureSummary* summary);
+
+// "exited with status 3", "was killed by signal 15 (Terminated)".
+std::string DescribeWaitStatus(int wait_status);
 
 // A few human lines in perf's style, each ending in '\n', e.g.
 //   [ perfring record: Woken up 3 times to write data ]

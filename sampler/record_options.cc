@@ -11,6 +11,7 @@ namespace perfring {
 namespace {
 
 constexpr uint32_t kMaxDwarfStack = 65528;  // largest 8-aligned u16, as perf's limit
+constexpr double kMaxDurationSeconds = 365.0 * 24 * 3600;
 
 bool IsPowerOfTwo(uint64_t n) { return n != 0 && (n & (n - 1)) == 0; }
 
@@ -73,6 +74,30 @@ absl::StatusOr<uint32_t> ParseMmapPages(absl::string_view text) {
         "bad -m '", text, "': ", pages, " pages is not a power of two (the kernel maps 2^n data pages)"));
   }
   return static_cast<uint32_t>(pages);
+}
+
+absl::StatusOr<double> ParseDuration(absl::string_view text) {
+  // Digits with at most one '.', at least one digit: no sign, exponent, hex,
+  // inf or nan, which strtod would take.
+  size_t digits = 0, dots = 0;
+  for (char c : text) {
+    if (absl::ascii_isdigit(static_cast<unsigned char>(c))) {
+      ++digits;
+    } else if (c == '.') {
+      ++dots;
+    } else {
+      digits = 0;
+      break;
+    }
+  }
+  double seconds = 0;
+  if (digits == 0 || dots > 1 || !absl::SimpleAtod(text, &seconds) || !(seconds > 0) ||
+      seconds > kMaxDurationSeconds) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bad --duration '", text,
+        "': expected seconds greater than 0, fractions allowed (2, 0.5), at most 31536000 (a year)"));
+  }
+  return seconds;
 }
 
 absl::StatusOr<clockid_t> ParseClockId(absl::string_view text) {

@@ -40,6 +40,9 @@ struct RecordOptions {
   // tasks (on all online CPUs, or the -C ones), a command is followed into
   // its children unless system-wide.
   std::vector<std::string> command;
+  // The command's stdout goes to this process's stderr: for when stdout
+  // carries the capture (-o -, --json -), as perf does in pipe mode.
+  bool command_stdout_to_stderr = false;
   std::string pids;         // -p "1234,5678": every thread of each process
   std::string tids;         // -t "1234,1235": just these threads (no inherit)
   bool system_wide = false; // -a
@@ -69,7 +72,7 @@ struct RecordOptions {
   bool poll = false;           // --poll: busy-poll the rings instead of sleeping in epoll
 
   // Session.
-  double duration_seconds = 0; // --duration: stop after this long (0: no limit)
+  double duration_seconds = 0; // --duration (ParseDuration): stop after this long (0: no limit)
   bool quiet = false;          // -q: no status line
 
   // Where notices go ("cycles: ... falling back to cpu-clock", frequency
@@ -87,6 +90,12 @@ absl::StatusOr<CallGraph> ParseCallGraph(absl::string_view text);
 // Parses -m: a page count that is a power of two ("128"), or a size with a
 // unit B/K/M/G ("512K") that is a power-of-two number of pages.
 absl::StatusOr<uint32_t> ParseMmapPages(absl::string_view text);
+
+// Parses --duration: seconds, a positive decimal number ("2", "0.5", ".25"),
+// at most a year. Zero, negative, non-numeric, "inf"/"nan" and exponents are
+// InvalidArgument naming the accepted forms. (Unlimited is the default: no
+// --duration.)
+absl::StatusOr<double> ParseDuration(absl::string_view text);
 
 // Parses -k / --clockid: monotonic, monotonic_raw, realtime, boottime, tai
 // (with or without CLOCK_ prefix, any case) or a number.

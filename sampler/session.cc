@@ -68,9 +68,10 @@ class Epoll {
 // One capture from open to close.
 class Session {
  public:
-  Session(const RecordOptions& options, RecordSink* sink, EventSet events,
+  Session(const RecordOptions& options, RecordSink* sink, StopSignals* signals, EventSet events,
           std::optional<ForkedCommand> command, Target target)
       : options_(options),
+        signals_(signals),
         sink_(sink),
         events_(std::move(events)),
         command_(std::move(command)),
@@ -82,7 +83,7 @@ class Session {
  private:
   absl::Status Synthesize();
   absl::Status Start();
-  absl::Status Loop(StopSignals& signals);
+  absl::Status Loop();
   // One pass over every ring: every record read is counted and pushed into
   // the merge; with `release`, the pass ends a merge round and the sink gets
   // what the round releases. Returns records read.
@@ -94,6 +95,7 @@ class Session {
   int EventIndex(const EventInfo* event) const;
 
   const RecordOptions& options_;
+  StopSignals* signals_;  // installed by RunRecord before the command was forked
   RecordSink* sink_;
   EventSet events_;
   std::optional<ForkedCommand> command_;
@@ -120,19 +122,17 @@ absl::StatusOr<CaptureSummary> Session::Run(std::vector<std::string> notices) {
   }
   summary_.notices = std::move(notices);
 
-  absl::StatusOr<StopSignals> signals = StopSignals::Install();
-  if (!signals.ok()) return signals.status();
   if (absl::Status s = sink_->Begin(table); !s.ok()) return s;
   if (absl::Status s = Synthesize(); !s.ok()) return s;
 
   const Clock::time_point start = Clock::now();
   if (absl::Status s = Start(); !s.ok()) return s;
-  absl::Status loop = Loop(*signals);
+  absl::Status loop = Loop();
   absl::Status finish = Finish();
   summary_.duration_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   if (!loop.ok()) return loop;
   if (!finish.ok()) return finish;
-  summary_.interrupted = signals->stopped();
+  summary_.interrupted = signals_->stopped();
   summary_.output_bytes = sink_->BytesWritten();
   if (absl::Status s = sink_->End(summary_); !s.ok()) return s;
   summary_.output_bytes = sink_->BytesWritten();
@@ -162,7 +162,18 @@ absl::Status Session::Start() {
   if (!target_.follow_command) {
     if (absl::Status s = events_.EnableAll(); !s.ok()) return s;
   }
-  if (command_) return command_->Start();
+  // Stopped already (Ctrl-C while the events were opened): the command is
+  // not started; Finish ends it. A command that cannot be exec'd after all
+  // (ForkedCommand::Fork checked what it could) is said in the summary and
+  // the capture is finished as for any command that exited at once.
+  if (command_ && !signals_->stopped()) {
+    absl::Status started = command_->Start();
+    if (absl::IsInvalidArgument(started)) {
+      summary_.command_error = std::string(started.message());
+    } else if (!started.ok()) {
+      return started;
+    }
+  }
   return absl::OkStatus();
 }
 
@@ -186,14 +197,14 @@ size_t Session::DrainPass(bool release) {
   return read;
 }
 
-absl::Status Session::Loop(StopSignals& signals) {
+absl::Status Session::Loop() {
   Epoll epoll;
   if (!epoll.ok()) return absl::InternalError(absl::StrCat("epoll_create1: ", std::strerror(errno)));
   std::vector<EventSet::OpenedFd>& fds = events_.fds();
   for (size_t i = 0; i < fds.size(); ++i) {
     if (absl::Status s = epoll.Add(fds[i].fd.fd(), i); !s.ok()) return s;
   }
-  if (absl::Status s = epoll.Add(signals.fd(), kStopTag); !s.ok()) return s;
+  if (absl::Status s = epoll.Add(signals_->fd(), kStopTag); !s.ok()) return s;
   if (command_ && command_->exit_fd() >= 0) {
     if (absl::Status s = epoll.Add(command_->exit_fd(), kCommandTag); !s.ok()) return s;
   }
@@ -323,9 +334,15 @@ absl::StatusOr<CaptureSummary> RunRecord(const RecordOptions& options, RecordSin
   absl::StatusOr<SamplingRate> rate = ResolveSamplingRate(options, notice);
   if (!rate.ok()) return rate.status();
 
+  // From here on a Ctrl-C stops the capture cleanly. Installed before the
+  // fork: the child gets the default actions back (ForkedCommand::Fork).
+  absl::StatusOr<StopSignals> signals = StopSignals::Install();
+  if (!signals.ok()) return signals.status();
+
   std::optional<ForkedCommand> command;
   if (target->has_command) {
-    absl::StatusOr<ForkedCommand> forked = ForkedCommand::Fork(options.command);
+    absl::StatusOr<ForkedCommand> forked =
+        ForkedCommand::Fork(options.command, options.command_stdout_to_stderr);
     if (!forked.ok()) return forked.status();
     command = *std::move(forked);
     if (target->follow_command) target->tasks = {command->pid()};
@@ -338,9 +355,25 @@ absl::StatusOr<CaptureSummary> RunRecord(const RecordOptions& options, RecordSin
   context.inherit = target->inherit;
   context.ring_bytes = uint64_t{options.mmap_pages} * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
   absl::StatusOr<EventSet> events = EventSet::Open(*list, options, *target, context, notice);
-  if (!events.ok()) return events.status();
+  if (!events.ok()) {
+    // The command died while its events were opened (a Ctrl-C to the process
+    // group kills it before exec; it may still be exiting, so its events
+    // fail with ESRCH before it can be reaped), or a Ctrl-C came and the
+    // command is ended now: nothing ran, nothing is written; the caller
+    // exits with the command's status.
+    if (command && (command->TryWait() || signals->stopped())) {
+      const int wait_status = command->Stop(kCommandStopGrace);
+      absl::Status died = absl::CancelledError(
+          absl::StrCat("the command ", DescribeWaitStatus(wait_status),
+                       " before its events were open; nothing was recorded"));
+      SetCommandWaitStatus(&died, wait_status);
+      return died;
+    }
+    return events.status();
+  }
 
-  Session session(options, sink, *std::move(events), std::move(command), *std::move(target));
+  Session session(options, sink, &*signals, *std::move(events), std::move(command),
+                  *std::move(target));
   return session.Run(std::move(notices));
 }
 

@@ -28,8 +28,14 @@ namespace perfring {
 // Errors: InvalidArgument for bad user input (event spec, targets, option
 // values, a command that cannot be run: the CLI exits 2); other codes for
 // runtime failures (permissions, unsupported events, the sink: exit 1).
-// Installs SIGINT/SIGTERM handlers for the duration of the call. Not
-// reentrant: one capture per process at a time.
+// A command that cannot be run, or that died before its events were open
+// (Ctrl-C), fails the capture with nothing written; the status then carries
+// the command's wait status (CommandWaitStatus, sampler/target.h). Once the
+// sink has begun, the command may die at any moment (before exec too): the
+// capture is finished and its status is in the summary.
+// Installs SIGINT/SIGTERM handlers and makes SIGPIPE harmless for the
+// duration of the call (sampler/stop_signals.h). Not reentrant: one capture
+// per process at a time.
 absl::StatusOr<CaptureSummary> RunRecord(const RecordOptions& options, RecordSink* sink);
 
 }  // namespace perfring

@@ -25,7 +25,22 @@ void OnStopSignal(int) {
   errno = saved;
 }
 
+void OnSigpipe(int) {}
+
 }  // namespace
+
+void MakeSigpipeHarmless(struct sigaction* old) {
+  struct sigaction current {};
+  sigaction(SIGPIPE, nullptr, &current);
+  if (old != nullptr) *old = current;
+  // Left ignored if it was (exec'd commands inherit that, as they would).
+  if (current.sa_handler == SIG_IGN || current.sa_handler == OnSigpipe) return;
+  struct sigaction action {};
+  action.sa_handler = OnSigpipe;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  sigaction(SIGPIPE, &action, nullptr);
+}
 
 absl::StatusOr<StopSignals> StopSignals::Install() {
   StopSignals signals;
@@ -38,16 +53,21 @@ absl::StatusOr<StopSignals> StopSignals::Install() {
   action.sa_flags = SA_RESTART;
   sigaction(SIGINT, &action, &signals.old_int_);
   sigaction(SIGTERM, &action, &signals.old_term_);
+  MakeSigpipeHarmless(&signals.old_pipe_);
   return signals;
 }
 
 StopSignals::StopSignals(StopSignals&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)), old_int_(other.old_int_), old_term_(other.old_term_) {}
+    : fd_(std::exchange(other.fd_, -1)),
+      old_int_(other.old_int_),
+      old_term_(other.old_term_),
+      old_pipe_(other.old_pipe_) {}
 
 StopSignals::~StopSignals() {
   if (fd_ < 0) return;
   sigaction(SIGINT, &old_int_, nullptr);
   sigaction(SIGTERM, &old_term_, nullptr);
+  sigaction(SIGPIPE, &old_pipe_, nullptr);
   g_stop_fd = -1;
   close(fd_);
 }

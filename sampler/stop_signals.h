@@ -9,9 +9,17 @@
 
 namespace perfring {
 
-// Installs handlers for SIGINT and SIGTERM that write to an eventfd; the
-// destructor restores the previous handlers. One instance at a time per
-// process (the handler reaches it through a global). Not thread-safe.
+// Makes SIGPIPE harmless for this process: a write to a closed pipe (stdout
+// for `-o -`, a command's start pipe) fails with EPIPE instead of killing it.
+// A handler that does nothing rather than SIG_IGN, so that a command exec'd
+// later gets SIGPIPE's default action back; left as it is if it was ignored
+// already. The previous action goes to *old (when not null).
+void MakeSigpipeHarmless(struct sigaction* old);
+
+// Installs handlers for SIGINT and SIGTERM that write to an eventfd, and
+// makes SIGPIPE harmless (above). The destructor restores the previous
+// handlers. One instance at a time per process (the handler reaches
+// it through a global). Not thread-safe.
 class StopSignals {
  public:
   static absl::StatusOr<StopSignals> Install();
@@ -26,7 +34,7 @@ class StopSignals {
  private:
   StopSignals() = default;
   int fd_ = -1;
-  struct sigaction old_int_ {}, old_term_ {};
+  struct sigaction old_int_ {}, old_term_ {}, old_pipe_ {};
 };
 
 }  // namespace perfring

@@ -1,6 +1,7 @@
 #include "sampler/target.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -13,6 +14,7 @@
 #include <thread>
 #include <utility>
 
+#include "absl/strings/cord.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -140,6 +142,8 @@ absl::StatusOr<Target> ResolveTarget(const RecordOptions& options) {
 
 namespace {
 
+constexpr char kCommandWaitStatusUrl[] = "perfring/command-wait-status";
+
 // Whether execvp(program) can work, checked before anything is set up so a
 // mistyped command fails cleanly (exec's own errno is still reported by Start).
 absl::Status CheckRunnable(const std::string& program) {
@@ -156,12 +160,43 @@ absl::Status CheckRunnable(const std::string& program) {
     }
   }
   if (err == 0) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat("cannot run '", program, "': ", std::strerror(err)));
+  absl::Status status =
+      absl::InvalidArgumentError(absl::StrCat("cannot run '", program, "': ", std::strerror(err)));
+  SetCommandWaitStatus(&status, W_EXITCODE(ExecFailureExitCode(err), 0));
+  return status;
+}
+
+// In a forked child, before exec: gives every signal this process handles its
+// default action back (exec would do the same; SIG_IGN stays, as across exec).
+// Async-signal-safe.
+void DefaultHandledSignals() {
+  for (int sig = 1; sig < NSIG; ++sig) {
+    struct sigaction action;
+    if (sigaction(sig, nullptr, &action) != 0) continue;
+    if (action.sa_handler == SIG_DFL || action.sa_handler == SIG_IGN) continue;
+    action.sa_handler = SIG_DFL;
+    action.sa_flags = 0;
+    sigaction(sig, &action, nullptr);
+  }
 }
 
 }  // namespace
 
-absl::StatusOr<ForkedCommand> ForkedCommand::Fork(const std::vector<std::string>& argv) {
+int ExecFailureExitCode(int exec_errno) { return exec_errno == ENOENT ? 127 : 126; }
+
+void SetCommandWaitStatus(absl::Status* status, int wait_status) {
+  status->SetPayload(kCommandWaitStatusUrl, absl::Cord(absl::StrCat(wait_status)));
+}
+
+std::optional<int> CommandWaitStatus(const absl::Status& status) {
+  const auto payload = status.GetPayload(kCommandWaitStatusUrl);
+  int wait_status = 0;
+  if (!payload || !absl::SimpleAtoi(std::string(*payload), &wait_status)) return std::nullopt;
+  return wait_status;
+}
+
+absl::StatusOr<ForkedCommand> ForkedCommand::Fork(const std::vector<std::string>& argv,
+                                                  bool stdout_to_stderr) {
   if (argv.empty()) return absl::InvalidArgumentError("empty command");
   if (absl::Status s = CheckRunnable(argv[0]); !s.ok()) return s;
   // Everything the child touches is prepared before fork: after fork only
@@ -177,15 +212,26 @@ absl::StatusOr<ForkedCommand> ForkedCommand::Fork(const std::vector<std::string>
     close(go[1]);
     return absl::InternalError(absl::StrCat("pipe: ", std::strerror(err)));
   }
+  // Signals are blocked across fork so that none reaches the child while it
+  // still runs this process's handlers; it unblocks them once it has the
+  // default actions back (a pending Ctrl-C then ends it).
+  sigset_t all, old_mask;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old_mask);
   const pid_t pid = fork();
+  const int fork_errno = errno;
+  if (pid != 0) pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
   if (pid < 0) {
-    const int err = errno;
+    const int err = fork_errno;
     for (int fd : {go[0], go[1], exec_err[0], exec_err[1]}) close(fd);
     return absl::ResourceExhaustedError(absl::StrCat("cannot fork to run '", argv[0], "': ", std::strerror(err)));
   }
   if (pid == 0) {
+    DefaultHandledSignals();
+    pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
     close(go[1]);
     close(exec_err[0]);
+    if (stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0) _exit(126);
     char go_byte = 0;
     ssize_t n;
     do {
@@ -196,7 +242,7 @@ absl::StatusOr<ForkedCommand> ForkedCommand::Fork(const std::vector<std::string>
     const int err = errno;
     ssize_t ignored = write(exec_err[1], &err, sizeof err);
     (void)ignored;
-    _exit(127);
+    _exit(ExecFailureExitCode(err));
   }
   close(go[0]);
   close(exec_err[1]);
@@ -242,10 +288,22 @@ void ForkedCommand::Release() {
 absl::Status ForkedCommand::Start() {
   if (go_fd_ < 0) return absl::FailedPreconditionError("command already started");
   const char go_byte = 1;
-  const ssize_t written = write(go_fd_, &go_byte, 1);
+  ssize_t written;
+  do {
+    written = write(go_fd_, &go_byte, 1);
+  } while (written < 0 && errno == EINTR);
+  const int write_errno = errno;
   close(go_fd_);
   go_fd_ = -1;
-  if (written != 1) return absl::InternalError(absl::StrCat("cannot start '", argv0_, "': ", std::strerror(errno)));
+  if (written != 1) {
+    // EPIPE: the child died before exec (SIGPIPE is the capture's to ignore,
+    // sampler/stop_signals.h); its status is the command's.
+    if (write_errno == EPIPE) {
+      Wait();
+      return absl::OkStatus();
+    }
+    return absl::InternalError(absl::StrCat("cannot start '", argv0_, "': ", std::strerror(write_errno)));
+  }
   // The pipe closes on a successful exec (EOF) or carries exec's errno.
   int err = 0;
   ssize_t n;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "sampler/record_options.h"
@@ -53,15 +54,34 @@ absl::StatusOr<std::vector<pid_t>> ThreadsOfProcess(pid_t pid, const SystemPaths
 // The process (Tgid) of thread `tid`. InvalidArgument when there is no such thread.
 absl::StatusOr<pid_t> ProcessOfThread(pid_t tid, const SystemPaths& paths);
 
+// The exit code a shell gives a command that exec cannot run: 127 when it
+// was not found (ENOENT), 126 when it was found but cannot be run.
+int ExecFailureExitCode(int exec_errno);
+
+// A failed capture can say what the command's wait status (waitpid) was, for
+// the caller to exit with: a command that cannot be run (as if it exited
+// 127/126), or a command that died before its events could be opened
+// (Ctrl-C). Carried as a payload of the Status.
+void SetCommandWaitStatus(absl::Status* status, int wait_status);
+std::optional<int> CommandWaitStatus(const absl::Status& status);
+
 // A command forked by the capture and held before exec until its events are
-// open (perf's workload: the child waits on a pipe). Move-only; the
-// destructor kills (SIGKILL) and reaps a child that still runs, so a failed
-// capture leaves nothing behind. Not thread-safe.
+// open (perf's workload: the child waits on a pipe). The child may die at any
+// moment before exec (a Ctrl-C to the process group): every call below copes.
+// Move-only; the destructor kills (SIGKILL) and reaps a child that still
+// runs, so a failed capture leaves nothing behind. Not thread-safe.
 class ForkedCommand {
  public:
   // Forks; the child blocks until Start(). InvalidArgument for an empty argv
-  // or a program that cannot be run (not found in PATH, not executable).
-  static absl::StatusOr<ForkedCommand> Fork(const std::vector<std::string>& argv);
+  // or a program that cannot be run (not found in PATH, not executable; the
+  // status carries the wait status of an exit with ExecFailureExitCode).
+  // In the child, signals this process handles get their default action back
+  // (as exec would), blocked signals stay blocked as they are here, so a
+  // Ctrl-C before exec ends the child as it would end the command. With
+  // `stdout_to_stderr` the command's stdout is this process's stderr (for
+  // when this process's stdout carries data, as perf does in pipe mode).
+  static absl::StatusOr<ForkedCommand> Fork(const std::vector<std::string>& argv,
+                                            bool stdout_to_stderr = false);
 
   ForkedCommand(ForkedCommand&& other) noexcept;
   ForkedCommand& operator=(ForkedCommand&& other) noexcept;
@@ -71,7 +91,9 @@ class ForkedCommand {
 
   pid_t pid() const { return pid_; }
   // Lets the child exec and waits until it did. InvalidArgument when exec
-  // failed ("cannot run 'foo': No such file or directory").
+  // failed ("cannot run 'foo': No such file or directory"; the child then
+  // exits with ExecFailureExitCode). OK also when the child died before exec
+  // (the pipe is closed: EPIPE): it is reaped and its status is TryWait()'s.
   absl::Status Start();
   // A pidfd (pidfd_open) that becomes readable when the child exits, for
   // epoll; -1 when the kernel has none (then poll TryWait()).

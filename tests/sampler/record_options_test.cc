@@ -51,6 +51,24 @@ TEST(ParseMmapPages, SizesWithUnits) {
   EXPECT_TRUE(absl::IsInvalidArgument(ParseMmapPages("100K").status()));
 }
 
+TEST(ParseDuration, PositiveSecondsWithFractions) {
+  EXPECT_EQ(*ParseDuration("2"), 2.0);
+  EXPECT_EQ(*ParseDuration("0.5"), 0.5);
+  EXPECT_EQ(*ParseDuration(".25"), 0.25);
+  EXPECT_EQ(*ParseDuration("31536000"), 31536000.0);
+}
+
+TEST(ParseDuration, ZeroNegativeAndNonNumbersNameTheAcceptedForms) {
+  for (const char* bad : {"0", "0.0", "-1", "-0.5", "abc", "", ".", "1.2.3", "2s", "1e3", "inf",
+                          "nan", "0x10", " 1", "31536001"}) {
+    absl::StatusOr<double> seconds = ParseDuration(bad);
+    ASSERT_TRUE(absl::IsInvalidArgument(seconds.status())) << bad;
+    EXPECT_THAT(std::string(seconds.status().message()),
+                HasSubstr("expected seconds greater than 0, fractions allowed (2, 0.5)"))
+        << bad;
+  }
+}
+
 TEST(ParseClockId, NamesAndNumbers) {
   EXPECT_EQ(*ParseClockId("monotonic_raw"), CLOCK_MONOTONIC_RAW);
   EXPECT_EQ(*ParseClockId("CLOCK_BOOTTIME"), CLOCK_BOOTTIME);

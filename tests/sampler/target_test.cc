@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
+#include "sampler/stop_signals.h"
 #include "tests/sampler/fake_tree.h"
 
 namespace perfring {
@@ -164,6 +165,60 @@ TEST(ForkedCommand, UnknownProgramIsABadInputBeforeForking) {
   EXPECT_TRUE(absl::IsInvalidArgument(ForkedCommand::Fork({"/etc/passwd"}).status()));  // not executable
 }
 
+TEST(ForkedCommand, UnrunnableProgramCarriesTheStatusAShellWouldGive) {
+  std::optional<int> missing = CommandWaitStatus(ForkedCommand::Fork({"no-such-program-xyz"}).status());
+  ASSERT_TRUE(missing.has_value());
+  EXPECT_TRUE(WIFEXITED(*missing));
+  EXPECT_EQ(WEXITSTATUS(*missing), 127);
+  std::optional<int> not_executable = CommandWaitStatus(ForkedCommand::Fork({"/etc/passwd"}).status());
+  ASSERT_TRUE(not_executable.has_value());
+  EXPECT_EQ(WEXITSTATUS(*not_executable), 126);
+  EXPECT_FALSE(CommandWaitStatus(absl::InvalidArgumentError("other")).has_value());
+}
+
+// Returns the child's wait status once it has exited, waiting up to 5 s.
+std::optional<int> WaitUpTo5s(ForkedCommand& command) {
+  for (int i = 0; i < 500 && !command.TryWait(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return command.TryWait();
+}
+
+void NoOp(int) {}
+
+TEST(ForkedCommand, ACtrlCBeforeExecEndsTheChildEvenWhenThisProcessHandlesIt) {
+  // The capture handles SIGINT; the held child must not run that handler
+  // (and go on to exec the command) but die as the command would.
+  struct sigaction noop {}, old {};
+  noop.sa_handler = NoOp;
+  sigemptyset(&noop.sa_mask);
+  noop.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &noop, &old);
+  absl::StatusOr<ForkedCommand> command = ForkedCommand::Fork({"/bin/sleep", "30"});
+  sigaction(SIGINT, &old, nullptr);
+  ASSERT_TRUE(command.ok()) << command.status();
+  ASSERT_EQ(kill(command->pid(), SIGINT), 0);
+  std::optional<int> status = WaitUpTo5s(*command);
+  ASSERT_TRUE(status.has_value()) << "the held child survived SIGINT";
+  ASSERT_TRUE(WIFSIGNALED(*status));
+  EXPECT_EQ(WTERMSIG(*status), SIGINT);
+}
+
+TEST(ForkedCommand, StartingAChildThatDiedBeforeExecGivesItsStatus) {
+  MakeSigpipeHarmless(nullptr);  // as a capture does (StopSignals)
+  absl::StatusOr<ForkedCommand> command = ForkedCommand::Fork({"/bin/sleep", "30"});
+  ASSERT_TRUE(command.ok()) << command.status();
+  ASSERT_EQ(kill(command->pid(), SIGINT), 0);
+  // Dead (a zombie) but not reaped: the start pipe has no reader any more.
+  siginfo_t info{};
+  ASSERT_EQ(waitid(P_PID, command->pid(), &info, WEXITED | WNOWAIT), 0);
+  const absl::Status started = command->Start();  // EPIPE, not SIGPIPE
+  ASSERT_TRUE(started.ok()) << started;
+  std::optional<int> status = command->TryWait();
+  ASSERT_TRUE(status.has_value());
+  ASSERT_TRUE(WIFSIGNALED(*status));
+  EXPECT_EQ(WTERMSIG(*status), SIGINT);
+}
+
 TEST(ForkedCommand, ProgramsAreFoundInPath) {
   absl::StatusOr<ForkedCommand> command = ForkedCommand::Fork({"true"});
   ASSERT_TRUE(command.ok()) << command.status();
@@ -178,6 +233,9 @@ TEST(ForkedCommand, ExecFailureIsReportedByStart) {
   const absl::Status started = command->Start();
   ASSERT_TRUE(absl::IsInvalidArgument(started)) << started;
   EXPECT_EQ(started.message(), "cannot run '/tmp': Permission denied");
+  const int status = command->Wait();  // as a shell: 126, found but cannot be run
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 126);
 }
 
 TEST(ForkedCommand, DestroyingAnUnstartedCommandReapsIt) {
