@@ -12,7 +12,7 @@
 #include "benchmark/benchmark.h"
 #include "decode/decoder.h"
 #include "decode/json_writer.h"
-#include "tests/decode/record_builder.h"
+#include "decode/testing/record_builder.h"
 
 namespace perfring {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "benchmark/benchmark.h"
 #include "reader/ring_reader.h"
-#include "tests/reader/emulated_writer.h"
+#include "reader/testing/emulated_writer.h"
 
 namespace perfring {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "gtest/gtest.h"
 #include "decode/record_type.h"
-#include "tests/decode/record_builder.h"
+#include "decode/testing/record_builder.h"
 
 namespace perfring {
 namespace {

@@ -32,8 +32,8 @@
 #include "decode/json_writer.h"
 #include "decode/record_type.h"
 #include "perfdata/reader.h"
-#include "tests/decode/record_builder.h"
-#include "tests/decode/record_catalog.h"
+#include "decode/testing/record_builder.h"
+#include "decode/testing/record_catalog.h"
 
 namespace perfring {
 namespace {

@@ -11,9 +11,9 @@
 #include "decode/decoder.h"
 #include "decode/record_type.h"
 #include "nlohmann/json.hpp"
-#include "tests/decode/record_builder.h"
-#include "tests/decode/record_catalog.h"
-#include "tests/decode/sample_images.h"
+#include "decode/testing/record_builder.h"
+#include "decode/testing/record_catalog.h"
+#include "decode/testing/sample_images.h"
 
 namespace perfring {
 namespace {

@@ -9,9 +9,9 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "decode/decoder.h"
-#include "tests/decode/record_builder.h"
-#include "tests/decode/record_catalog.h"
-#include "tests/decode/sample_images.h"
+#include "decode/testing/record_builder.h"
+#include "decode/testing/record_catalog.h"
+#include "decode/testing/sample_images.h"
 
 namespace perfring {
 namespace {

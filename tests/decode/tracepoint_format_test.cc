@@ -17,7 +17,7 @@
 #include "decode/json_writer.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tests/decode/record_builder.h"
+#include "decode/testing/record_builder.h"
 
 namespace perfring {
 namespace {

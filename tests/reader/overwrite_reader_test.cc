@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "tests/reader/emulated_writer.h"
+#include "reader/testing/emulated_writer.h"
 
 namespace perfring {
 namespace {

@@ -12,7 +12,7 @@
 
 #include "gtest/gtest.h"
 #include "reader/ring_reader.h"
-#include "tests/reader/emulated_writer.h"
+#include "reader/testing/emulated_writer.h"
 
 namespace perfring {
 namespace {

@@ -1,4 +1,4 @@
-#include "tests/reader/emulated_writer.h"
+#include "reader/testing/emulated_writer.h"
 
 #include <cstdlib>
 #include <cstring>

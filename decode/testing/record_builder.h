@@ -1,7 +1,7 @@
 // Test helper: lays out perf records byte by byte, the way the kernel (or
 // perf) writes them, so tests state the expected bytes explicitly.
-#ifndef PERFRING_TESTS_DECODE_RECORD_BUILDER_H_
-#define PERFRING_TESTS_DECODE_RECORD_BUILDER_H_
+#ifndef PERFRING_DECODE_TESTING_RECORD_BUILDER_H_
+#define PERFRING_DECODE_TESTING_RECORD_BUILDER_H_
 
 #include <linux/perf_event.h>
 
@@ -72,4 +72,4 @@ inline void SetHeaderSize(std::vector<uint8_t>* record, uint16_t size) {
 }  // namespace testing
 }  // namespace perfring
 
-#endif  // PERFRING_TESTS_DECODE_RECORD_BUILDER_H_
+#endif  // PERFRING_DECODE_TESTING_RECORD_BUILDER_H_

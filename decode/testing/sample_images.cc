@@ -1,9 +1,9 @@
-#include "tests/decode/sample_images.h"
+#include "decode/testing/sample_images.h"
 
 #include <linux/perf_event.h>
 
-#include "tests/decode/record_builder.h"
-#include "tests/decode/record_catalog.h"
+#include "decode/testing/record_builder.h"
+#include "decode/testing/record_catalog.h"
 
 namespace perfring {
 namespace testing {

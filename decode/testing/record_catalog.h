@@ -1,8 +1,8 @@
 // Test helper: one well-formed byte image of every record layout the decoder
 // knows (kernel types with a full sample_id trailer), with the values below,
 // for tests that check decoding, rendering and robustness across all types.
-#ifndef PERFRING_TESTS_DECODE_RECORD_CATALOG_H_
-#define PERFRING_TESTS_DECODE_RECORD_CATALOG_H_
+#ifndef PERFRING_DECODE_TESTING_RECORD_CATALOG_H_
+#define PERFRING_DECODE_TESTING_RECORD_CATALOG_H_
 
 #include <cstdint>
 #include <functional>
@@ -55,4 +55,4 @@ std::vector<CatalogEntry> Catalog();
 }  // namespace testing
 }  // namespace perfring
 
-#endif  // PERFRING_TESTS_DECODE_RECORD_CATALOG_H_
+#endif  // PERFRING_DECODE_TESTING_RECORD_CATALOG_H_

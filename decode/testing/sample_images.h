@@ -18,8 +18,8 @@
 //   regs_intr: abi 2, mask 0x3, {0x1, 0x2};
 //   phys_addr 0x12345000; cgroup 99; data_page_size 4096;
 //   code_page_size 2097152; aux: 8 bytes 1..8.
-#ifndef PERFRING_TESTS_DECODE_SAMPLE_IMAGES_H_
-#define PERFRING_TESTS_DECODE_SAMPLE_IMAGES_H_
+#ifndef PERFRING_DECODE_TESTING_SAMPLE_IMAGES_H_
+#define PERFRING_DECODE_TESTING_SAMPLE_IMAGES_H_
 
 #include <cstdint>
 #include <vector>
@@ -38,4 +38,4 @@ std::vector<uint8_t> FullSampleBytes();
 }  // namespace testing
 }  // namespace perfring
 
-#endif  // PERFRING_TESTS_DECODE_SAMPLE_IMAGES_H_
+#endif  // PERFRING_DECODE_TESTING_SAMPLE_IMAGES_H_

@@ -1,5 +1,11 @@
-#ifndef PERFRING_TESTS_READER_EMULATED_WRITER_H_
-#define PERFRING_TESTS_READER_EMULATED_WRITER_H_
+// The kernel's side of the perf ring protocol, emulated in ordinary memory,
+// for the reader's tests, the benchmarks and the fuzzers: an EmulatedRing
+// owns its memory (metadata page + data area) and lives as long as the
+// object; the writer publishes data_head with release after the record bytes,
+// as the kernel does (perf_output_put_handle). One writer thread and one
+// reader thread may run at once; nothing else is thread-safe.
+#ifndef PERFRING_READER_TESTING_EMULATED_WRITER_H_
+#define PERFRING_READER_TESTING_EMULATED_WRITER_H_
 
 #include <linux/perf_event.h>
 
@@ -96,4 +102,4 @@ bool ReadPatternRecord(const RecordView& rec, uint64_t* seq);
 
 }  // namespace perfring
 
-#endif  // PERFRING_TESTS_READER_EMULATED_WRITER_H_
+#endif  // PERFRING_READER_TESTING_EMULATED_WRITER_H_

@@ -1,4 +1,4 @@
-#include "tests/decode/record_catalog.h"
+#include "decode/testing/record_catalog.h"
 
 #include <linux/perf_event.h>
 
@@ -6,8 +6,8 @@
 #include <utility>
 
 #include "decode/record_type.h"
-#include "tests/decode/record_builder.h"
-#include "tests/decode/sample_images.h"
+#include "decode/testing/record_builder.h"
+#include "decode/testing/sample_images.h"
 
 namespace perfring {
 namespace testing {
