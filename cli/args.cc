@@ -117,10 +117,4 @@ absl::Status ParseUint64(absl::string_view value, uint64_t* out) {
   return absl::OkStatus();
 }
 
-absl::Status ParseDouble(absl::string_view value, double* out) {
-  if (!absl::SimpleAtod(value, out) || !(*out >= 0))
-    return absl::InvalidArgumentError(absl::StrCat("'", value, "' is not a non-negative number"));
-  return absl::OkStatus();
-}
-
 }  // namespace perfring::cli

@@ -53,7 +53,6 @@ class ArgParser {
 
 // Value helpers that give one-line errors.
 absl::Status ParseUint64(absl::string_view value, uint64_t* out);
-absl::Status ParseDouble(absl::string_view value, double* out);
 
 }  // namespace perfring::cli
 
