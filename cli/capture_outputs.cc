@@ -54,8 +54,7 @@ absl::Status CaptureOutputs::JsonFailed(absl::Status status) {
 absl::Status CaptureOutputs::Begin(const EventTable& events) {
   auto kept = [this](const std::string& path, const std::string& old) {
     if (old.empty()) return;
-    const std::string line = absl::StrCat("kept the previous ", path, " as ", old);
-    if (paths_.notice) paths_.notice(line);
+    if (paths_.notice) paths_.notice(perfdata::KeptNotice(path, old));
   };
   if (!paths_.json.empty()) {
     absl::StatusOr<perfdata::OutputFile> out = perfdata::OpenOutputFile(paths_.json);

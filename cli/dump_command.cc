@@ -85,7 +85,7 @@ int DumpCommand(const std::vector<std::string>& args) {
   absl::StatusOr<perfdata::OutputFile> file = perfdata::OpenOutputFile(output);
   if (!file.ok()) return ReportError("dump", file.status());
   if (!file->kept_as.empty())
-    std::fprintf(stderr, "kept the previous %s as %s\n", output.c_str(), file->kept_as.c_str());
+    std::fprintf(stderr, "%s\n", perfdata::KeptNotice(output, file->kept_as).c_str());
   FILE* out = file->kind == perfdata::OutputKind::kStdout ? stdout : fdopen(file->fd, "w");
   if (out == nullptr) {
     ::close(file->fd);

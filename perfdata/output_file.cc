@@ -139,6 +139,10 @@ absl::StatusOr<OutputFile> OpenOutputFile(const std::string& path) {
   return out;
 }
 
+std::string KeptNotice(absl::string_view path, absl::string_view kept_as) {
+  return absl::StrCat("kept the previous ", path, " as ", kept_as);
+}
+
 absl::Status FileSizeLimitError(absl::string_view path, absl::string_view kept) {
   struct rlimit limit;
   std::string size = "unlimited";

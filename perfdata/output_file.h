@@ -46,6 +46,10 @@ struct OutputFile {
   std::string kept_as;  // "PATH.old" when a previous regular file was kept
 };
 
+// The one notice line for a kept previous file: "kept the previous PATH as
+// PATH.old" (no '\n').
+std::string KeptNotice(absl::string_view path, absl::string_view kept_as);
+
 // What OpenOutputFile would do, without touching anything: the same errors,
 // so a command can refuse a bad output before it starts its work.
 absl::Status CheckOutputPath(const std::string& path);
