@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "sampler/stop_signals.h"
 
 namespace {
 
@@ -19,21 +20,13 @@ constexpr char kUsage[] =
     "    dump     decode a perf.data file (perfring's or perf's) as JSON Lines\n"
     "    help     this text; 'perfring <command> -h' for a command's options\n";
 
-// A file-size limit (ulimit -f) must not kill perfring with SIGXFSZ in the
-// middle of a write: the write then fails with EFBIG, which the outputs
-// report and recover from (perfdata/writer.h). A handler rather than
-// SIG_IGN, because an ignored signal stays ignored across execve and would
-// change the recorded command; a handled one is reset to SIG_DFL there.
-void OnFileSizeSignal(int) {}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  struct sigaction xfsz = {};
-  xfsz.sa_handler = OnFileSizeSignal;
-  xfsz.sa_flags = SA_RESTART;
-  sigemptyset(&xfsz.sa_mask);
-  sigaction(SIGXFSZ, &xfsz, nullptr);
+  // A file-size limit (ulimit -f) must not kill perfring in the middle of a
+  // write: the write fails with EFBIG, which the outputs report and recover
+  // from (perfdata/writer.h).
+  perfring::MakeSignalHarmless(SIGXFSZ, nullptr);
   std::vector<std::string> all(argv, argv + argc);
   if (argc < 2) {
     std::fputs(kUsage, stderr);

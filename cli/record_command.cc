@@ -200,7 +200,7 @@ int ExitLikeCommand(int wait_status) {
 int RecordCommand(const std::vector<std::string>& args, const std::vector<std::string>& argv) {
   // A closed stdout (-o -, --json -) is an error line and exit 1, also when
   // the outputs are flushed after the capture, never a silent death.
-  MakeSigpipeHarmless(nullptr);
+  MakeSignalHarmless(SIGPIPE, nullptr);
   RecordArgs r;
   ArgParser parser = MakeParser(&r);
   std::vector<std::string> command;

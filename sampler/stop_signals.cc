@@ -25,21 +25,21 @@ void OnStopSignal(int) {
   errno = saved;
 }
 
-void OnSigpipe(int) {}
+void DoNothing(int) {}
 
 }  // namespace
 
-void MakeSigpipeHarmless(struct sigaction* old) {
+void MakeSignalHarmless(int sig, struct sigaction* old) {
   struct sigaction current {};
-  sigaction(SIGPIPE, nullptr, &current);
+  sigaction(sig, nullptr, &current);
   if (old != nullptr) *old = current;
   // Left ignored if it was (exec'd commands inherit that, as they would).
-  if (current.sa_handler == SIG_IGN || current.sa_handler == OnSigpipe) return;
+  if (current.sa_handler == SIG_IGN || current.sa_handler == DoNothing) return;
   struct sigaction action {};
-  action.sa_handler = OnSigpipe;
+  action.sa_handler = DoNothing;
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_RESTART;
-  sigaction(SIGPIPE, &action, nullptr);
+  sigaction(sig, &action, nullptr);
 }
 
 absl::StatusOr<StopSignals> StopSignals::Install() {
@@ -53,7 +53,7 @@ absl::StatusOr<StopSignals> StopSignals::Install() {
   action.sa_flags = SA_RESTART;
   sigaction(SIGINT, &action, &signals.old_int_);
   sigaction(SIGTERM, &action, &signals.old_term_);
-  MakeSigpipeHarmless(&signals.old_pipe_);
+  MakeSignalHarmless(SIGPIPE, &signals.old_pipe_);
   return signals;
 }
 

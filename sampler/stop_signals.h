@@ -9,15 +9,17 @@
 
 namespace perfring {
 
-// Makes SIGPIPE harmless for this process: a write to a closed pipe (stdout
-// for `-o -`, a command's start pipe) fails with EPIPE instead of killing it.
-// A handler that does nothing rather than SIG_IGN, so that a command exec'd
-// later gets SIGPIPE's default action back; left as it is if it was ignored
-// already. The previous action goes to *old (when not null).
-void MakeSigpipeHarmless(struct sigaction* old);
+// Makes `sig` harmless for this process, so that the system call that raised
+// it fails instead: SIGPIPE (a write to a closed pipe, such as stdout for
+// `-o -` or a command's start pipe, fails with EPIPE) and SIGXFSZ (a write
+// past `ulimit -f` fails with EFBIG). A handler that does nothing rather than
+// SIG_IGN, so that a command exec'd later gets the default action back; left
+// as it is if it was ignored already. The previous action goes to *old (when
+// not null).
+void MakeSignalHarmless(int sig, struct sigaction* old);
 
 // Installs handlers for SIGINT and SIGTERM that write to an eventfd, and
-// makes SIGPIPE harmless (above). The destructor restores the previous
+// makes SIGPIPE harmless (MakeSignalHarmless). The destructor restores the previous
 // handlers. One instance at a time per process (the handler reaches
 // it through a global). Not thread-safe.
 class StopSignals {

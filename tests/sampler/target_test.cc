@@ -204,7 +204,7 @@ TEST(ForkedCommand, ACtrlCBeforeExecEndsTheChildEvenWhenThisProcessHandlesIt) {
 }
 
 TEST(ForkedCommand, StartingAChildThatDiedBeforeExecGivesItsStatus) {
-  MakeSigpipeHarmless(nullptr);  // as a capture does (StopSignals)
+  MakeSignalHarmless(SIGPIPE, nullptr);  // as a capture does (StopSignals)
   absl::StatusOr<ForkedCommand> command = ForkedCommand::Fork({"/bin/sleep", "30"});
   ASSERT_TRUE(command.ok()) << command.status();
   ASSERT_EQ(kill(command->pid(), SIGINT), 0);
