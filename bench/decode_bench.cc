@@ -11,7 +11,7 @@
 
 #include "benchmark/benchmark.h"
 #include "decode/decoder.h"
-#include "decode/json_writer.h"
+#include "json/record_json.h"
 #include "decode/testing/record_builder.h"
 
 namespace perfring {

@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "decode/decoder.h"
-#include "decode/json_writer.h"
+#include "json/record_json.h"
 
 namespace perfring {
 

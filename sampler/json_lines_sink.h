@@ -1,5 +1,5 @@
 // A RecordSink that writes every record as one line of JSON (DESIGN.md's
-// schema, rendered by decode/json_writer.h) to a file descriptor, in large
+// schema, rendered by json/record_json.h) to a file descriptor, in large
 // buffered writes.
 //
 // A record that does not decode is never fatal: it is counted and written as

@@ -15,7 +15,7 @@
 #include "gtest/gtest.h"
 #include "decode/decoder.h"
 #include "decode/event_table.h"
-#include "decode/json_writer.h"
+#include "json/record_json.h"
 #include "decode/record_type.h"
 #include "nlohmann/json.hpp"
 #include "decode/testing/record_builder.h"

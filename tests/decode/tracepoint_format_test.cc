@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "decode/decoder.h"
-#include "decode/json_writer.h"
+#include "json/record_json.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "decode/testing/record_builder.h"

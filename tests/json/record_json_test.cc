@@ -1,6 +1,6 @@
 // AppendJsonLine: every line parses with nlohmann/json and carries the
 // DESIGN.md schema's keys and values.
-#include "decode/json_writer.h"
+#include "json/record_json.h"
 
 #include <linux/perf_event.h>
 

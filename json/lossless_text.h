@@ -4,20 +4,20 @@
 // nlohmann::json refuses to dump a string that is not UTF-8 (type_error 316),
 // and replacing bad bytes (U+FFFD, or \u00XX, which reads back as a different,
 // valid character) loses them. Pure function; thread-safe.
-#ifndef PERFRING_PERFDATA_LOSSLESS_TEXT_H_
-#define PERFRING_PERFDATA_LOSSLESS_TEXT_H_
+#ifndef PERFRING_JSON_LOSSLESS_TEXT_H_
+#define PERFRING_JSON_LOSSLESS_TEXT_H_
 
 #include <string>
 
 #include "absl/strings/string_view.h"
 
-namespace perfring::perfdata {
+namespace perfring {
 
 // Well-formed UTF-8 is copied, a backslash becomes two backslashes, and every
 // byte of an ill-formed sequence becomes the four characters \xHH (lower-case
 // hex). Reading `\\` as a backslash and `\xHH` as byte HH gives back `bytes`.
 std::string LosslessUtf8(absl::string_view bytes);
 
-}  // namespace perfring::perfdata
+}  // namespace perfring
 
-#endif  // PERFRING_PERFDATA_LOSSLESS_TEXT_H_
+#endif  // PERFRING_JSON_LOSSLESS_TEXT_H_

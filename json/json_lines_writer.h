@@ -11,8 +11,8 @@
 // bookkeeping (under a mutex).
 //
 // Not thread-safe itself: one caller drives Add/Finish.
-#ifndef PERFRING_PERFDATA_JSON_LINES_WRITER_H_
-#define PERFRING_PERFDATA_JSON_LINES_WRITER_H_
+#ifndef PERFRING_JSON_JSON_LINES_WRITER_H_
+#define PERFRING_JSON_JSON_LINES_WRITER_H_
 
 #include <condition_variable>
 #include <cstdint>
@@ -25,7 +25,7 @@
 #include "absl/status/status.h"
 #include "perfdata/reader.h"
 
-namespace perfring::perfdata {
+namespace perfring {
 
 class JsonLinesWriter {
  public:
@@ -41,7 +41,7 @@ class JsonLinesWriter {
   // they are copied). Returns the first error
   // of an earlier batch: a record that does not decode (InvalidArgument
   // naming its offset) or a write error (Unavailable).
-  absl::Status Add(const RecordRef& ref);
+  absl::Status Add(const perfdata::RecordRef& ref);
   // Renders and writes what is queued, and flushes `out`.
   absl::Status Finish();
 
@@ -72,6 +72,6 @@ class JsonLinesWriter {
   std::vector<std::thread> workers_;
 };
 
-}  // namespace perfring::perfdata
+}  // namespace perfring
 
-#endif  // PERFRING_PERFDATA_JSON_LINES_WRITER_H_
+#endif  // PERFRING_JSON_JSON_LINES_WRITER_H_

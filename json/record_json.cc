@@ -1,4 +1,4 @@
-#include "decode/json_writer.h"
+#include "json/record_json.h"
 
 #include <algorithm>
 #include <cmath>

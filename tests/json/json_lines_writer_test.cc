@@ -1,6 +1,6 @@
 // JsonLinesWriter: the same JSON Lines, in record order, for any number of
 // rendering threads and batch sizes; errors stop the output at the bad record.
-#include "perfdata/json_lines_writer.h"
+#include "json/json_lines_writer.h"
 
 #include <linux/perf_event.h>
 #include <zstd.h>

@@ -1,4 +1,4 @@
-#include "perfdata/perf_json.h"
+#include "json/perf_json.h"
 
 #include <linux/perf_event.h>
 
@@ -15,7 +15,7 @@
 #include "perfdata/status_macros.h"
 #include "perfdata/time_order.h"
 
-namespace perfring::perfdata {
+namespace perfring {
 namespace {
 
 constexpr size_t kOutputChunk = 1 << 20;
@@ -157,9 +157,9 @@ void Separate(TextOut* out, bool* first) {
   *first = false;
 }
 
-void AppendHeaders(const Reader& reader, TextOut* out) {
-  const FileHeader& h = reader.header();
-  const HeaderFeatures& f = reader.features();
+void AppendHeaders(const perfdata::Reader& reader, TextOut* out) {
+  const perfdata::FileHeader& h = reader.header();
+  const perfdata::HeaderFeatures& f = reader.features();
   bool first = true;
   out->append("\t\"headers\": {");
   auto num = [&](absl::string_view key, uint64_t v) {
@@ -187,7 +187,7 @@ void AppendHeaders(const Reader& reader, TextOut* out) {
   str("hostname", f.hostname);
   str("os-release", f.os_release);
   str("arch", f.arch);
-  if (f.present.test(kFeatCpuDesc)) str("cpu-desc", f.cpu_desc);
+  if (f.present.test(perfdata::kFeatCpuDesc)) str("cpu-desc", f.cpu_desc);
   str("cpuid", f.cpuid);
   num("nrcpus-online", f.nr_cpus_online);
   num("nrcpus-avail", f.nr_cpus_avail);
@@ -218,10 +218,10 @@ void AppendCallchainEntry(uint64_t ip, bool* first, TextOut* out) {
 
 }  // namespace
 
-absl::Status WritePerfJson(Reader& reader, FILE* out) {
+absl::Status WritePerfJson(perfdata::Reader& reader, FILE* out) {
   // Samples in time order, with the COMM and FORK records that name threads.
-  absl::StatusOr<TimeOrderedRecords> sorted = TimeOrderedRecords::Collect(reader, [](const RecordRef& ref) {
-    const uint32_t type = RecordHeader::At(ref.bytes).type;
+  absl::StatusOr<perfdata::TimeOrderedRecords> sorted = perfdata::TimeOrderedRecords::Collect(reader, [](const perfdata::RecordRef& ref) {
+    const uint32_t type = perfdata::RecordHeader::At(ref.bytes).type;
     return type == PERF_RECORD_SAMPLE || type == PERF_RECORD_COMM || type == PERF_RECORD_FORK;
   });
   if (!sorted.ok()) return sorted.status();
@@ -231,7 +231,7 @@ absl::Status WritePerfJson(Reader& reader, FILE* out) {
   };
   TextOut buf(out);
   // The headers: room for every string escaped (6 bytes per byte at worst).
-  const HeaderFeatures& f = reader.features();
+  const perfdata::HeaderFeatures& f = reader.features();
   size_t header_room = 4096 + 6 * (f.hostname.size() + f.os_release.size() + f.arch.size() +
                                    f.cpu_desc.size() + f.cpuid.size() + f.version.size());
   for (const std::string& arg : f.cmdline) header_room += 16 + 6 * arg.size();
@@ -251,7 +251,7 @@ absl::Status WritePerfJson(Reader& reader, FILE* out) {
   // One entry of a callchain takes at most this many bytes.
   constexpr size_t kEntryRoom = 64;
   bool first_sample = true;
-  for (const TimeOrderedRecords::Entry& ref : sorted->records()) {
+  for (const perfdata::TimeOrderedRecords::Entry& ref : sorted->records()) {
     absl::StatusOr<Record> rec = DecodeRecord(ref.bytes, ref.size, ref.event->format);
     if (!rec.ok()) {
       return absl::InvalidArgumentError(absl::StrFormat("offset 0x%x: %s", ref.offset, rec.status().message()));
@@ -314,4 +314,4 @@ absl::Status WritePerfJson(Reader& reader, FILE* out) {
   return absl::OkStatus();
 }
 
-}  // namespace perfring::perfdata
+}  // namespace perfring

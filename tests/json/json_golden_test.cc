@@ -29,7 +29,7 @@
 
 #include "gtest/gtest.h"
 #include "decode/decoder.h"
-#include "decode/json_writer.h"
+#include "json/record_json.h"
 #include "decode/record_type.h"
 #include "perfdata/reader.h"
 #include "decode/testing/record_builder.h"
@@ -44,7 +44,7 @@ using ::perfring::testing::RecordBuilder;
 using ::perfring::testing::TrailerBytes;
 using ::perfring::testing::TrailerFormat;
 
-constexpr char kTestdata[] = "tests/decode/testdata/";
+constexpr char kTestdata[] = "tests/json/testdata/";
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -1,4 +1,4 @@
-#include "perfdata/json_lines_writer.h"
+#include "json/json_lines_writer.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -8,10 +8,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "decode/decoder.h"
-#include "decode/json_writer.h"
+#include "json/record_json.h"
 #include "perfdata/status_macros.h"
 
-namespace perfring::perfdata {
+namespace perfring {
 namespace {
 // Room for the decompressed records of one batch; a batch whose arena is
 // full is closed early (records are < 64 KiB).
@@ -107,7 +107,7 @@ void JsonLinesWriter::WorkerLoop() {
   }
 }
 
-absl::Status JsonLinesWriter::Add(const RecordRef& ref) {
+absl::Status JsonLinesWriter::Add(const perfdata::RecordRef& ref) {
   Batch* batch = filling_batch_;
   const bool arena_full = ref.decompressed && kArenaSize - batch->arena_used < ref.size;
   if (ABSL_PREDICT_FALSE(batch->refs.size() >= batch_records_ || arena_full)) {
@@ -165,4 +165,4 @@ absl::Status JsonLinesWriter::Finish() {
   return absl::OkStatus();
 }
 
-}  // namespace perfring::perfdata
+}  // namespace perfring

@@ -1,10 +1,10 @@
-#include "perfdata/lossless_text.h"
+#include "json/lossless_text.h"
 
 #include <cstdint>
 
-#include "decode/json_writer.h"
+#include "json/record_json.h"
 
-namespace perfring::perfdata {
+namespace perfring {
 
 std::string LosslessUtf8(absl::string_view bytes) {
   static const char kDigits[] = "0123456789abcdef";
@@ -33,4 +33,4 @@ std::string LosslessUtf8(absl::string_view bytes) {
   return out;
 }
 
-}  // namespace perfring::perfdata
+}  // namespace perfring

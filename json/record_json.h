@@ -43,8 +43,8 @@
 // `*out` (reuse one string across records to avoid even that), except the
 // first time a thread meets an event: each thread keeps the escaped names of
 // the last few events it rendered. Thread-safe for distinct outputs.
-#ifndef PERFRING_DECODE_JSON_WRITER_H_
-#define PERFRING_DECODE_JSON_WRITER_H_
+#ifndef PERFRING_JSON_RECORD_JSON_H_
+#define PERFRING_JSON_RECORD_JSON_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -71,4 +71,4 @@ size_t Utf8SequenceLength(const uint8_t* p, const uint8_t* end);
 
 }  // namespace perfring
 
-#endif  // PERFRING_DECODE_JSON_WRITER_H_
+#endif  // PERFRING_JSON_RECORD_JSON_H_

@@ -6,22 +6,22 @@
 // "ip" (perf too omits "symbol" and "dso" for ips it cannot resolve).
 // Tracepoint samples carry no tracepoint fields, as in perf 6.1's output.
 // "captured-on" is left out for stdin.
-#ifndef PERFRING_PERFDATA_PERF_JSON_H_
-#define PERFRING_PERFDATA_PERF_JSON_H_
+#ifndef PERFRING_JSON_PERF_JSON_H_
+#define PERFRING_JSON_PERF_JSON_H_
 
 #include <cstdio>
 
 #include "absl/status/status.h"
 #include "perfdata/reader.h"
 
-namespace perfring::perfdata {
+namespace perfring {
 
 // Writes the document for `reader`'s file to `out`: the headers, then every
 // SAMPLE in time order with the comm its thread had at that time (from
 // COMM and FORK records; "swapper" for tid 0 and ":TID" for other unknown
 // threads, as perf prints them).
-absl::Status WritePerfJson(Reader& reader, FILE* out);
+absl::Status WritePerfJson(perfdata::Reader& reader, FILE* out);
 
-}  // namespace perfring::perfdata
+}  // namespace perfring
 
-#endif  // PERFRING_PERFDATA_PERF_JSON_H_
+#endif  // PERFRING_JSON_PERF_JSON_H_
