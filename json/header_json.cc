@@ -1,0 +1,130 @@
+#include "json/header_json.h"
+
+#include <algorithm>
+#include <iterator>
+#include <string>
+
+#include "absl/strings/str_format.h"
+#include "decode/record_type.h"
+#include "json/lossless_text.h"
+#include "perfdata/build_id.h"
+#include "perfdata/features.h"
+#include "perfdata/format.h"
+
+namespace perfring {
+namespace {
+
+using perfdata::BuildIdEntry;
+using perfdata::EventDescEntry;
+using perfdata::FeatureName;
+using perfdata::GroupDescEntry;
+using perfdata::HexBytes;
+// The feature bits (perfdata/format.h).
+using perfdata::kFeatArch, perfdata::kFeatAuxtrace, perfdata::kFeatBuildId, perfdata::kFeatClockData,
+    perfdata::kFeatClockId, perfdata::kFeatCmdline, perfdata::kFeatCompressed, perfdata::kFeatCpuDesc,
+    perfdata::kFeatCpuId, perfdata::kFeatEventDesc, perfdata::kFeatGroupDesc, perfdata::kFeatHostname,
+    perfdata::kFeatNrCpus, perfdata::kFeatOsRelease, perfdata::kFeatSampleTime, perfdata::kFeatTotalMem,
+    perfdata::kFeatVersion;
+
+std::string Hex(uint64_t v) { return absl::StrFormat("0x%x", v); }
+
+nlohmann::json EventJson(const EventInfo& e) {
+  nlohmann::json j = {
+      {"name", LosslessUtf8(e.name)},
+      {"type", e.attr.type},
+      {"config", Hex(e.attr.config)},
+      {"sample_type", Hex(e.attr.sample_type)},
+      {"read_format", Hex(e.attr.read_format)},
+      {"sample_id_all", static_cast<bool>(e.attr.sample_id_all)},
+      {"ids", e.ids},
+  };
+  j[e.attr.freq ? "sample_freq" : "sample_period"] = e.attr.sample_period;
+  return j;
+}
+
+nlohmann::json FeaturesJson(const perfdata::HeaderFeatures& f) {
+  nlohmann::json j = nlohmann::json::object();
+  auto has = [&f](int bit) { return f.present.test(bit); };
+  if (has(kFeatHostname)) j["hostname"] = LosslessUtf8(f.hostname);
+  if (has(kFeatOsRelease)) j["os_release"] = LosslessUtf8(f.os_release);
+  if (has(kFeatVersion)) j["version"] = LosslessUtf8(f.version);
+  if (has(kFeatArch)) j["arch"] = LosslessUtf8(f.arch);
+  if (has(kFeatNrCpus)) j["nrcpus"] = {{"online", f.nr_cpus_online}, {"avail", f.nr_cpus_avail}};
+  if (has(kFeatCpuDesc)) j["cpudesc"] = LosslessUtf8(f.cpu_desc);
+  if (has(kFeatCpuId)) j["cpuid"] = LosslessUtf8(f.cpuid);
+  if (has(kFeatTotalMem)) j["total_mem_kb"] = f.total_mem_kb;
+  if (has(kFeatCmdline)) {
+    j["cmdline"] = nlohmann::json::array();
+    for (const std::string& arg : f.cmdline) j["cmdline"].push_back(LosslessUtf8(arg));
+  }
+  if (has(kFeatEventDesc)) {
+    j["event_desc"] = nlohmann::json::array();
+    for (const EventDescEntry& e : f.event_desc) j["event_desc"].push_back({{"name", LosslessUtf8(e.name)}, {"ids", e.ids}});
+  }
+  if (has(kFeatGroupDesc)) {
+    j["group_desc"] = nlohmann::json::array();
+    for (const GroupDescEntry& g : f.group_desc) {
+      j["group_desc"].push_back(
+          {{"name", g.name}, {"leader_idx", g.leader_idx}, {"nr_members", g.nr_members}});
+    }
+  }
+  if (has(kFeatSampleTime)) j["sample_time"] = {{"first", f.first_sample_time}, {"last", f.last_sample_time}};
+  if (has(kFeatClockId)) j["clockid_res_ns"] = f.clock_resolution_ns;
+  if (f.clock_data) {
+    j["clock_data"] = {{"version", f.clock_data->version},
+                       {"clockid", f.clock_data->clockid},
+                       {"tod_ns", f.clock_data->tod_ns},
+                       {"clockid_ns", f.clock_data->clockid_ns}};
+  }
+  if (has(kFeatBuildId)) {
+    j["build_id"] = nlohmann::json::array();
+    for (const BuildIdEntry& b : f.build_ids) {
+      j["build_id"].push_back({{"pid", b.pid},
+                               {"cpumode", std::string(CpumodeName(b.misc))},
+                               {"build_id", HexBytes(b.build_id)},
+                               {"filename", LosslessUtf8(b.filename)}});
+    }
+  }
+  if (f.compression) {
+    j["compressed"] = {{"version", f.compression->version}, {"type", f.compression->type},
+                       {"level", f.compression->level}, {"ratio", f.compression->ratio},
+                       {"mmap_len", f.compression->mmap_len}};
+  }
+  if (has(kFeatAuxtrace)) {
+    j["auxtrace"] = nlohmann::json::array();
+    for (const auto& [offset, size] : f.auxtrace_index) j["auxtrace"].push_back({{"offset", offset}, {"size", size}});
+  }
+  // The ones perfring does not interpret: where they are.
+  static const int kParsed[] = {kFeatHostname, kFeatOsRelease, kFeatVersion, kFeatArch, kFeatNrCpus,
+                                kFeatCpuDesc,  kFeatCpuId,     kFeatTotalMem, kFeatCmdline, kFeatEventDesc,
+                                kFeatSampleTime, kFeatClockId, kFeatClockData, kFeatBuildId,
+                                kFeatCompressed, kFeatAuxtrace};
+  nlohmann::json other = nlohmann::json::array();
+  for (const auto& [bit, section] : f.sections) {
+    if (std::find(std::begin(kParsed), std::end(kParsed), bit) != std::end(kParsed)) continue;
+    other.push_back({{"id", bit}, {"name", FeatureName(bit)}, {"offset", section.first}, {"size", section.second}});
+  }
+  if (!other.empty()) j["other"] = other;
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json HeaderJson(const perfdata::Reader& reader) {
+  const perfdata::FileHeader& h = reader.header();
+  nlohmann::json j = {{"mode", h.pipe ? "pipe" : "file"}, {"header_size", h.header_size}};
+  if (!h.pipe) {
+    j["attr_size"] = h.attr_size;
+    j["attrs"] = {{"offset", h.attrs.offset}, {"size", h.attrs.size}};
+    j["data"] = {{"offset", h.data.offset}, {"size", h.data.size}};
+    j["feat_offset"] = h.feature_table_offset;
+  }
+  j["events"] = nlohmann::json::array();
+  for (size_t i = 0; i < reader.events().size(); ++i) {
+    j["events"].push_back(EventJson(reader.events().at(static_cast<int>(i))));
+  }
+  j["features"] = FeaturesJson(reader.features());
+  return j;
+}
+
+}  // namespace perfring
