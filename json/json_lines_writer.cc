@@ -7,8 +7,8 @@
 #include "absl/base/optimization.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "decode/decoder.h"
 #include "json/record_json.h"
+#include "json/record_line.h"
 #include "perfdata/status_macros.h"
 
 namespace perfring {
@@ -41,12 +41,10 @@ struct JsonLinesWriter::Batch {
   bool rendered = false;  // guarded by JsonLinesWriter::mu_ while queued
 
   void Render() {
-    static const EventFormat kNoFormat;
     text_size = 0;
     status = absl::OkStatus();
     for (const Item& ref : refs) {
-      absl::Status s =
-          DecodeRecord(ref.bytes, ref.size, ref.event ? ref.event->format : kNoFormat, &record);
+      absl::Status s = DecodeForJson(ref.bytes, ref.size, ref.event, &record);
       if (!s.ok()) {
         status = absl::InvalidArgumentError(
             absl::StrFormat("offset 0x%x: %s", ref.offset, s.message()));

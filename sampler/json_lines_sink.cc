@@ -5,11 +5,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include <nlohmann/json.hpp>
-
 #include "absl/strings/str_cat.h"
-#include "decode/decoder.h"
-#include "json/record_json.h"
+#include "json/record_line.h"
 
 namespace perfring {
 
@@ -22,23 +19,12 @@ JsonLinesSink::~JsonLinesSink() { Flush().IgnoreError(); }
 absl::Status JsonLinesSink::Begin(const EventTable&) { return absl::OkStatus(); }
 
 absl::Status JsonLinesSink::Write(const RecordView& rec, const EventInfo* event) {
-  static const EventFormat kNoFormat;
   // Decoded in place into a reused Record: no per-record copy or allocation.
   const absl::Status decoded =
-      DecodeRecord(rec.bytes, rec.size, event != nullptr ? event->format : kNoFormat, &record_);
-  if (decoded.ok()) {
-    AppendJsonLine(record_, event, &buffer_);
-  } else {
-    // Cold path: keep the stream honest about the record it cannot show.
+      AppendJsonLineOrMalformed(rec.bytes, rec.size, event, &record_, &buffer_);
+  if (!decoded.ok()) {
     ++malformed_records_;
     if (first_malformed_error_.empty()) first_malformed_error_ = std::string(decoded.message());
-    nlohmann::json line = {{"type", "MALFORMED"},
-                           {"type_id", rec.header->type},
-                           {"misc", rec.header->misc},
-                           {"size", rec.size},
-                           {"error", std::string(decoded.message())}};
-    if (event != nullptr) line["event"] = event->name;
-    absl::StrAppend(&buffer_, line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), "\n");
   }
   if (buffer_.size() >= buffer_bytes_) return Flush();
   return absl::OkStatus();
