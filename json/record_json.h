@@ -39,6 +39,12 @@
 //    "time","id","stream_id","cpu"} with the keys sample_type selects.
 //  - Strings: JSON-escaped; bytes that are not valid UTF-8 become \u00XX.
 //
+// Where each part is rendered (internal headers of //json): json_sink.h the
+// output primitives, sample_json.h a SAMPLE, kernel_records_json.h the
+// kernel's side-band records and the sample_id trailer, user_records_json.h
+// perf.data's own records; record_json.cc dispatches. From raw bytes (decode
+// first, MALFORMED when that fails): json/record_line.h.
+//
 // Hot path: a purpose-built streaming writer; no allocation beyond growing
 // `*out` (reuse one string across records to avoid even that), except the
 // first time a thread meets an event: each thread keeps the escaped names of
