@@ -257,18 +257,7 @@ inline void WriteSampleId(JsonSink& j, const SampleId& s) {
     j.Key("time");
     j.U64(s.time);
   }
-  if (t & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER)) {
-    j.Key("id");
-    j.U64((t & PERF_SAMPLE_ID) ? s.id : s.identifier);
-  }
-  if (t & PERF_SAMPLE_STREAM_ID) {
-    j.Key("stream_id");
-    j.U64(s.stream_id);
-  }
-  if (t & PERF_SAMPLE_CPU) {
-    j.Key("cpu");
-    j.U64(s.cpu);
-  }
+  WriteIdStreamIdCpu(j, t, s);
   j.EndObject();
 }
 

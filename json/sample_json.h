@@ -210,6 +210,25 @@ inline void WriteTracepointFields(JsonSink& j, const TracepointFormat& format, B
   j.EndObject();
 }
 
+// "id" (the ID field, else IDENTIFIER's value: the kernel writes the same id
+// into both), "stream_id" and "cpu", as sample_type `t` selects them: the
+// fields a SAMPLE and a sample_id trailer (Sample, SampleId) share.
+template <typename IdFields>
+inline void WriteIdStreamIdCpu(JsonSink& j, uint64_t t, const IdFields& s) {
+  if (t & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER)) {
+    j.Key("id");
+    j.U64((t & PERF_SAMPLE_ID) ? s.id : s.identifier);
+  }
+  if (t & PERF_SAMPLE_STREAM_ID) {
+    j.Key("stream_id");
+    j.U64(s.stream_id);
+  }
+  if (t & PERF_SAMPLE_CPU) {
+    j.Key("cpu");
+    j.U64(s.cpu);
+  }
+}
+
 inline void WriteSample(JsonSink& j, uint16_t misc, const Sample& s,
                         const TracepointFormat* tracepoint) {
   const uint64_t t = s.sample_type;
@@ -231,18 +250,7 @@ inline void WriteSample(JsonSink& j, uint16_t misc, const Sample& s,
     j.Key("addr");
     j.Hex(s.addr);
   }
-  if (t & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER)) {
-    j.Key("id");
-    j.U64((t & PERF_SAMPLE_ID) ? s.id : s.identifier);
-  }
-  if (t & PERF_SAMPLE_STREAM_ID) {
-    j.Key("stream_id");
-    j.U64(s.stream_id);
-  }
-  if (t & PERF_SAMPLE_CPU) {
-    j.Key("cpu");
-    j.U64(s.cpu);
-  }
+  WriteIdStreamIdCpu(j, t, s);
   if (t & PERF_SAMPLE_PERIOD) {
     j.Key("period");
     j.U64(s.period);
