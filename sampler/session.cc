@@ -65,6 +65,18 @@ class Epoll {
   int fd_;
 };
 
+// Adds the counters read at the end to their events' summaries: value and
+// PERF_FORMAT_LOST (per event, per CPU, and in total).
+void AddCounts(const std::vector<EventSet::CounterReading>& counts, CaptureSummary* summary) {
+  for (const EventSet::CounterReading& count : counts) {
+    EventSummary& event = summary->events[count.event];
+    event.value += count.value;
+    event.kernel_lost += count.lost;
+    if (count.lost != 0) event.kernel_lost_per_cpu[count.cpu] += count.lost;
+    summary->kernel_lost += count.lost;
+  }
+}
+
 // One capture from open to close.
 class Session {
  public:
@@ -254,10 +266,11 @@ absl::Status Session::Finish() {
   // and give the events a moment to fire.
   const Clock::time_point settle_until = Clock::now() + kLostSettleTime;
   while (sink_status_.ok()) {
-    CaptureSummary counts;
-    counts.events.resize(summary_.events.size());
-    if (absl::Status s = events_.ReadCounts(&counts); !s.ok()) return s;
-    if (counts.kernel_lost <= summary_.total.lost || Clock::now() >= settle_until) break;
+    absl::StatusOr<std::vector<EventSet::CounterReading>> counts = events_.ReadCounts();
+    if (!counts.ok()) return counts.status();
+    uint64_t kernel_lost = 0;
+    for (const EventSet::CounterReading& count : *counts) kernel_lost += count.lost;
+    if (kernel_lost <= summary_.total.lost || Clock::now() >= settle_until) break;
     DrainPass(/*release=*/false);
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
@@ -278,8 +291,12 @@ absl::Status Session::Finish() {
     summary_.reader_resyncs += ring.reader->stats().resyncs;
     summary_.reader_skipped_bytes += ring.reader->stats().skipped_bytes;
   }
-  absl::Status read = events_.ReadCounts(&summary_);
-  if (read.ok()) ReportLostAtEnd();
+  absl::StatusOr<std::vector<EventSet::CounterReading>> counts = events_.ReadCounts();
+  absl::Status read = counts.status();
+  if (read.ok()) {
+    AddCounts(*counts, &summary_);
+    ReportLostAtEnd();
+  }
   // Stopped early (--duration, Ctrl-C): end the workload as perf does.
   if (command_) summary_.command_status = command_->Stop(kCommandStopGrace);
   if (!sink_status_.ok()) return sink_status_;
@@ -354,7 +371,7 @@ absl::StatusOr<CaptureSummary> RunRecord(const RecordOptions& options, RecordSin
   context.enable_on_exec = target->follow_command;
   context.inherit = target->inherit;
   context.ring_bytes = uint64_t{options.mmap_pages} * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-  absl::StatusOr<EventSet> events = EventSet::Open(*list, options, *target, context, notice);
+  absl::StatusOr<EventSet> events = EventSet::Open(*list, options, target->cpus, target->tasks, context, notice);
   if (!events.ok()) {
     // The command died while its events were opened (a Ctrl-C to the process
     // group kills it before exec; it may still be exiting, so its events
