@@ -7,7 +7,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "perfdata/dump.h"
+#include "cli/dump.h"
 #include "perfdata/output_file.h"
 
 namespace perfring::cli {

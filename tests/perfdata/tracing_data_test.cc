@@ -18,7 +18,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "perfdata/dump.h"
+#include "cli/dump.h"
 #include "perfdata/format.h"
 #include "perfdata/reader.h"
 #include "perfdata/writer.h"

@@ -1,8 +1,8 @@
 // `perfring dump`: a perf.data file (perf's or perfring's) as JSON Lines of
 // every record, its header as one JSON object, or the document `perf data
 // convert --to-json` writes.
-#ifndef PERFRING_PERFDATA_DUMP_H_
-#define PERFRING_PERFDATA_DUMP_H_
+#ifndef PERFRING_CLI_DUMP_H_
+#define PERFRING_CLI_DUMP_H_
 
 #include <cstdio>
 #include <string>
@@ -42,4 +42,4 @@ absl::Status RunDump(const DumpOptions& options, FILE* out, FILE* err = stderr);
 
 }  // namespace perfring::perfdata
 
-#endif  // PERFRING_PERFDATA_DUMP_H_
+#endif  // PERFRING_CLI_DUMP_H_

@@ -2,8 +2,8 @@
 // UNTHROTTLE records per event and per CPU, and the kernel's own lost counts
 // (PERF_FORMAT_LOST) read at the end. Nothing is dropped silently: every
 // record the rings delivered is counted here. Plain data; thread-compatible.
-#ifndef PERFRING_SAMPLER_CAPTURE_SUMMARY_H_
-#define PERFRING_SAMPLER_CAPTURE_SUMMARY_H_
+#ifndef PERFRING_RECORD_CAPTURE_SUMMARY_H_
+#define PERFRING_RECORD_CAPTURE_SUMMARY_H_
 
 #include <cstdint>
 #include <map>
@@ -83,4 +83,4 @@ std::string RenderSummary(const CaptureSummary& summary, absl::string_view outpu
 
 }  // namespace perfring
 
-#endif  // PERFRING_SAMPLER_CAPTURE_SUMMARY_H_
+#endif  // PERFRING_RECORD_CAPTURE_SUMMARY_H_

@@ -1,7 +1,7 @@
 // What a capture watches: a command it starts, existing processes (-p),
 // threads (-t), or whole CPUs (-a, -C); and on which online CPUs.
-#ifndef PERFRING_SAMPLER_TARGET_H_
-#define PERFRING_SAMPLER_TARGET_H_
+#ifndef PERFRING_RECORD_TARGET_H_
+#define PERFRING_RECORD_TARGET_H_
 
 #include <sys/types.h>
 
@@ -13,7 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "sampler/record_options.h"
+#include "record/record_options.h"
 #include "sampler/system_paths.h"
 
 namespace perfring {
@@ -121,4 +121,4 @@ class ForkedCommand {
 
 }  // namespace perfring
 
-#endif  // PERFRING_SAMPLER_TARGET_H_
+#endif  // PERFRING_RECORD_TARGET_H_

@@ -1,4 +1,4 @@
-#include "cli/capture_outputs.h"
+#include "record/perf_data_sink.h"
 
 #include <unistd.h>
 

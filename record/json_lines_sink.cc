@@ -1,4 +1,4 @@
-#include "sampler/json_lines_sink.h"
+#include "record/json_lines_sink.h"
 
 #include <unistd.h>
 

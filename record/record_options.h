@@ -1,8 +1,8 @@
 // Everything `perfring record` can be told, spelled as perf record spells it.
 // The CLI fills a RecordOptions; RunRecord (sampler/session.h) does the rest.
 // Plain data; the parsers below are thread-safe.
-#ifndef PERFRING_SAMPLER_RECORD_OPTIONS_H_
-#define PERFRING_SAMPLER_RECORD_OPTIONS_H_
+#ifndef PERFRING_RECORD_RECORD_OPTIONS_H_
+#define PERFRING_RECORD_RECORD_OPTIONS_H_
 
 #include <cstdint>
 #include <ctime>  // clockid_t
@@ -69,4 +69,4 @@ absl::StatusOr<clockid_t> ParseClockId(absl::string_view text);
 
 }  // namespace perfring
 
-#endif  // PERFRING_SAMPLER_RECORD_OPTIONS_H_
+#endif  // PERFRING_RECORD_RECORD_OPTIONS_H_

@@ -14,16 +14,16 @@
 // output is one error line; both files are left readable (perf.data
 // finished, JSON cut after its last whole line). Used from the session's
 // thread only.
-#ifndef PERFRING_CLI_CAPTURE_OUTPUTS_H_
-#define PERFRING_CLI_CAPTURE_OUTPUTS_H_
+#ifndef PERFRING_RECORD_PERF_DATA_SINK_H_
+#define PERFRING_RECORD_PERF_DATA_SINK_H_
 
 #include <functional>
 #include <memory>
 #include <string>
 
 #include "perfdata/writer.h"
-#include "sampler/json_lines_sink.h"
-#include "sampler/record_sink.h"
+#include "record/json_lines_sink.h"
+#include "record/record_sink.h"
 #include "sampler/system_paths.h"
 
 namespace perfring::cli {
@@ -72,4 +72,4 @@ class CaptureOutputs : public RecordSink {
 
 }  // namespace perfring::cli
 
-#endif  // PERFRING_CLI_CAPTURE_OUTPUTS_H_
+#endif  // PERFRING_RECORD_PERF_DATA_SINK_H_

@@ -1,4 +1,4 @@
-#include "sampler/target.h"
+#include "record/target.h"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -12,7 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
-#include "sampler/stop_signals.h"
+#include "record/stop_signals.h"
 #include "tests/sampler/fake_tree.h"
 
 namespace perfring {

@@ -1,4 +1,4 @@
-#include "sampler/capture_summary.h"
+#include "record/capture_summary.h"
 
 #include <sys/wait.h>
 

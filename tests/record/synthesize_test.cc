@@ -1,5 +1,5 @@
 // Side-band synthesized from /proc, laid out as the kernel lays out its own.
-#include "sampler/synthesize.h"
+#include "record/synthesize.h"
 
 #include <sys/mman.h>
 #include <sys/stat.h>

@@ -1,14 +1,14 @@
 // Where a capture's records go: perf.data (cli/), JSON Lines
 // (sampler/json_lines_sink.h), tests' in-memory sinks.
-#ifndef PERFRING_SAMPLER_RECORD_SINK_H_
-#define PERFRING_SAMPLER_RECORD_SINK_H_
+#ifndef PERFRING_RECORD_RECORD_SINK_H_
+#define PERFRING_RECORD_RECORD_SINK_H_
 
 #include <cstdint>
 
 #include "absl/status/status.h"
 #include "decode/event_table.h"
 #include "reader/record_view.h"
-#include "sampler/capture_summary.h"
+#include "record/capture_summary.h"
 
 namespace perfring {
 
@@ -41,4 +41,4 @@ class RecordSink {
 
 }  // namespace perfring
 
-#endif  // PERFRING_SAMPLER_RECORD_SINK_H_
+#endif  // PERFRING_RECORD_RECORD_SINK_H_

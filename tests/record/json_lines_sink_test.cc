@@ -1,4 +1,4 @@
-#include "sampler/json_lines_sink.h"
+#include "record/json_lines_sink.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "sampler/synthesize.h"
+#include "record/synthesize.h"
 
 namespace perfring {
 namespace {

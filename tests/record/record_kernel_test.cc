@@ -28,11 +28,11 @@
 #include "absl/strings/str_cat.h"
 #include "decode/record.h"
 #include "sampler/cpu_list.h"
-#include "sampler/json_lines_sink.h"
+#include "record/json_lines_sink.h"
 #include "sampler/perf_event.h"
-#include "sampler/session.h"
-#include "sampler/target.h"
-#include "tests/sampler/memory_sink.h"
+#include "record/session.h"
+#include "record/target.h"
+#include "tests/record/memory_sink.h"
 
 namespace perfring {
 namespace {

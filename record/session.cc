@@ -1,4 +1,4 @@
-#include "sampler/session.h"
+#include "record/session.h"
 
 #include <sys/epoll.h>
 #include <unistd.h>
@@ -14,10 +14,10 @@
 #include "decode/decoder.h"
 #include "reader/time_merge.h"
 #include "sampler/event_set.h"
-#include "sampler/status_line.h"
-#include "sampler/stop_signals.h"
-#include "sampler/synthesize.h"
-#include "sampler/target.h"
+#include "record/status_line.h"
+#include "record/stop_signals.h"
+#include "record/synthesize.h"
+#include "record/target.h"
 
 namespace perfring {
 namespace {

@@ -1,4 +1,4 @@
-#include "sampler/record_options.h"
+#include "record/record_options.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // A RecordSink for tests: keeps a copy of every record (and its event's name
 // and format) so a test can decode and inspect the stream afterwards.
-#ifndef PERFRING_TESTS_SAMPLER_MEMORY_SINK_H_
-#define PERFRING_TESTS_SAMPLER_MEMORY_SINK_H_
+#ifndef PERFRING_TESTS_RECORD_MEMORY_SINK_H_
+#define PERFRING_TESTS_RECORD_MEMORY_SINK_H_
 
 #include <chrono>
 #include <cstdint>
@@ -13,7 +13,7 @@
 
 #include "decode/decoder.h"
 #include "decode/event_table.h"
-#include "sampler/record_sink.h"
+#include "record/record_sink.h"
 
 namespace perfring {
 
@@ -82,4 +82,4 @@ class MemorySink : public RecordSink {
 
 }  // namespace perfring
 
-#endif  // PERFRING_TESTS_SAMPLER_MEMORY_SINK_H_
+#endif  // PERFRING_TESTS_RECORD_MEMORY_SINK_H_

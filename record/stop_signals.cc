@@ -1,4 +1,4 @@
-#include "sampler/stop_signals.h"
+#include "record/stop_signals.h"
 
 #include <poll.h>
 #include <sys/eventfd.h>

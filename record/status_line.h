@@ -1,14 +1,14 @@
 // The live status line of a capture on stderr: samples/s, lost, bytes
 // written, refreshed at most once a second, only when stderr is a terminal.
 // Not thread-safe.
-#ifndef PERFRING_SAMPLER_STATUS_LINE_H_
-#define PERFRING_SAMPLER_STATUS_LINE_H_
+#ifndef PERFRING_RECORD_STATUS_LINE_H_
+#define PERFRING_RECORD_STATUS_LINE_H_
 
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 
-#include "sampler/capture_summary.h"
+#include "record/capture_summary.h"
 
 namespace perfring {
 
@@ -31,4 +31,4 @@ class StatusLine {
 
 }  // namespace perfring
 
-#endif  // PERFRING_SAMPLER_STATUS_LINE_H_
+#endif  // PERFRING_RECORD_STATUS_LINE_H_

@@ -1,4 +1,4 @@
-#include "sampler/synthesize.h"
+#include "record/synthesize.h"
 
 #include <sys/mman.h>
 

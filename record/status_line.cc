@@ -1,4 +1,4 @@
-#include "sampler/status_line.h"
+#include "record/status_line.h"
 
 #include <unistd.h>
 

@@ -5,15 +5,15 @@
 // A record that does not decode is never fatal: it is counted and written as
 //   {"type":"MALFORMED","type_id":N,"misc":M,"size":S,"error":"..."}
 // so the gap is visible in the stream. Not thread-safe (one session calls it).
-#ifndef PERFRING_SAMPLER_JSON_LINES_SINK_H_
-#define PERFRING_SAMPLER_JSON_LINES_SINK_H_
+#ifndef PERFRING_RECORD_JSON_LINES_SINK_H_
+#define PERFRING_RECORD_JSON_LINES_SINK_H_
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
 #include "decode/record.h"
-#include "sampler/record_sink.h"
+#include "record/record_sink.h"
 
 namespace perfring {
 
@@ -48,4 +48,4 @@ class JsonLinesSink : public RecordSink {
 
 }  // namespace perfring
 
-#endif  // PERFRING_SAMPLER_JSON_LINES_SINK_H_
+#endif  // PERFRING_RECORD_JSON_LINES_SINK_H_

@@ -1,4 +1,4 @@
-#include "sampler/target.h"
+#include "record/target.h"
 
 #include <fcntl.h>
 #include <pthread.h>

@@ -1,4 +1,4 @@
-#include "perfdata/dump.h"
+#include "cli/dump.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -1,7 +1,7 @@
 // SIGINT / SIGTERM as a readable fd, so the session's epoll wakes up and
 // stops cleanly (disable, drain, flush, close) instead of dying mid-write.
-#ifndef PERFRING_SAMPLER_STOP_SIGNALS_H_
-#define PERFRING_SAMPLER_STOP_SIGNALS_H_
+#ifndef PERFRING_RECORD_STOP_SIGNALS_H_
+#define PERFRING_RECORD_STOP_SIGNALS_H_
 
 #include <signal.h>
 
@@ -41,4 +41,4 @@ class StopSignals {
 
 }  // namespace perfring
 
-#endif  // PERFRING_SAMPLER_STOP_SIGNALS_H_
+#endif  // PERFRING_RECORD_STOP_SIGNALS_H_

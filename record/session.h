@@ -1,13 +1,13 @@
 // `perfring record` as a library call: open the events, run the target,
 // drain every ring through epoll, merge the rings in time order into a sink,
 // stop cleanly, account for every loss.
-#ifndef PERFRING_SAMPLER_SESSION_H_
-#define PERFRING_SAMPLER_SESSION_H_
+#ifndef PERFRING_RECORD_SESSION_H_
+#define PERFRING_RECORD_SESSION_H_
 
 #include "absl/status/statusor.h"
-#include "sampler/capture_summary.h"
-#include "sampler/record_options.h"
-#include "sampler/record_sink.h"
+#include "record/capture_summary.h"
+#include "record/record_options.h"
+#include "record/record_sink.h"
 
 namespace perfring {
 
@@ -40,4 +40,4 @@ absl::StatusOr<CaptureSummary> RunRecord(const RecordOptions& options, RecordSin
 
 }  // namespace perfring
 
-#endif  // PERFRING_SAMPLER_SESSION_H_
+#endif  // PERFRING_RECORD_SESSION_H_

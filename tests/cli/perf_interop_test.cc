@@ -25,7 +25,7 @@
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "perfdata/dump.h"
+#include "cli/dump.h"
 #include "tests/perfdata/test_util.h"
 
 namespace perfring::perfdata {

@@ -5,8 +5,8 @@
 // bytes) and ends in a zeroed sample_id trailer shaped by the first event's
 // format (time 0, id 0: perf's convention for synthesized records).
 // Cold path (reads /proc); thread-safe.
-#ifndef PERFRING_SAMPLER_SYNTHESIZE_H_
-#define PERFRING_SAMPLER_SYNTHESIZE_H_
+#ifndef PERFRING_RECORD_SYNTHESIZE_H_
+#define PERFRING_RECORD_SYNTHESIZE_H_
 
 #include <sys/types.h>
 
@@ -20,7 +20,7 @@
 #include "decode/event_format.h"
 #include "reader/record_view.h"
 #include "sampler/system_paths.h"
-#include "sampler/target.h"
+#include "record/target.h"
 
 namespace perfring {
 
@@ -92,4 +92,4 @@ absl::StatusOr<bool> SynthesizeKernelMmap(const EventFormat& fmt, const SystemPa
 
 }  // namespace perfring
 
-#endif  // PERFRING_SAMPLER_SYNTHESIZE_H_
+#endif  // PERFRING_RECORD_SYNTHESIZE_H_
