@@ -20,7 +20,10 @@
 #include "perfdata/status_macros.h"
 #include "perfdata/time_order.h"
 
-namespace perfring::perfdata {
+namespace perfring::cli {
+// The dump is perf.data read and rendered: its types and feature ids throughout.
+using namespace perfring::perfdata;  // NOLINT(build/namespaces)
+
 namespace {
 
 absl::Status WriteOut(FILE* out, const std::string& bytes) {
@@ -176,4 +179,4 @@ absl::Status RunDump(const DumpOptions& options, FILE* out, FILE* err) {
   return absl::OkStatus();
 }
 
-}  // namespace perfring::perfdata
+}  // namespace perfring::cli

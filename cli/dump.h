@@ -9,7 +9,7 @@
 
 #include "absl/status/status.h"
 
-namespace perfring::perfdata {
+namespace perfring::cli {
 
 struct DumpOptions {
   enum class Sort { kFile, kTime };
@@ -40,6 +40,6 @@ struct DumpOptions {
 // file cannot be opened, Unavailable when `out` cannot be written.
 absl::Status RunDump(const DumpOptions& options, FILE* out, FILE* err = stderr);
 
-}  // namespace perfring::perfdata
+}  // namespace perfring::cli
 
 #endif  // PERFRING_CLI_DUMP_H_

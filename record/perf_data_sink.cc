@@ -1,14 +1,12 @@
 #include "record/perf_data_sink.h"
 
-#include <unistd.h>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "perfdata/output_file.h"
 #include "perfdata/tracing_data.h"
 #include "sampler/tracefs.h"
 
-namespace perfring::cli {
+namespace perfring {
 namespace {
 
 // The tracing data of the tracepoint events among `events` (perf's
@@ -35,75 +33,27 @@ absl::StatusOr<std::string> TracingDataFor(const EventTable& events, const Syste
 
 }  // namespace
 
-CaptureOutputs::~CaptureOutputs() {
+PerfDataSink::~PerfDataSink() {
   if (writer_ && !writer_->finished()) writer_->Finish().IgnoreError();
-  json_.reset();  // flushes what it still holds
-  if (json_failed_ && json_fd_ >= 0) perfdata::TrimToWholeLines(json_fd_).IgnoreError();
-  if (json_fd_ > STDERR_FILENO) ::close(json_fd_);
 }
 
-absl::Status CaptureOutputs::JsonFailed(absl::Status status) {
-  json_failed_ = true;
-  if (json_fd_ >= 0 && perfdata::AtFileSizeLimit(json_fd_)) {
-    return perfdata::FileSizeLimitError(paths_.json,
-                                        "the records so far are kept, as whole lines");
-  }
-  return status;
+absl::Status PerfDataSink::Begin(const EventTable& events) {
+  absl::StatusOr<std::string> tracing_data = TracingDataFor(events, system_);
+  if (!tracing_data.ok()) return tracing_data.status();
+  info_.tracing_data = *std::move(tracing_data);
+  absl::StatusOr<std::unique_ptr<perfdata::Writer>> writer = perfdata::Writer::Create(path_);
+  if (!writer.ok()) return writer.status();
+  writer_ = std::move(*writer);
+  if (!writer_->kept_as().empty() && notice_) notice_(perfdata::KeptNotice(path_, writer_->kept_as()));
+  return writer_->Begin(events, info_);
 }
 
-absl::Status CaptureOutputs::Begin(const EventTable& events) {
-  auto kept = [this](const std::string& path, const std::string& old) {
-    if (old.empty()) return;
-    if (paths_.notice) paths_.notice(perfdata::KeptNotice(path, old));
-  };
-  if (!paths_.json.empty()) {
-    absl::StatusOr<perfdata::OutputFile> out = perfdata::OpenOutputFile(paths_.json);
-    if (!out.ok()) return out.status();
-    json_fd_ = out->fd;
-    kept(paths_.json, out->kept_as);
-    json_ = std::make_unique<JsonLinesSink>(json_fd_);
-    if (absl::Status s = json_->Begin(events); !s.ok()) return s;
-  }
-  if (!paths_.perfdata.empty()) {
-    absl::StatusOr<std::string> tracing_data = TracingDataFor(events, paths_.system);
-    if (!tracing_data.ok()) return tracing_data.status();
-    info_.tracing_data = *std::move(tracing_data);
-    absl::StatusOr<std::unique_ptr<perfdata::Writer>> writer =
-        perfdata::Writer::Create(paths_.perfdata);
-    if (!writer.ok()) return writer.status();
-    writer_ = std::move(*writer);
-    kept(paths_.perfdata, writer_->kept_as());
-    if (absl::Status s = writer_->Begin(events, info_); !s.ok()) return s;
-  }
-  return absl::OkStatus();
+absl::Status PerfDataSink::Write(const RecordView& rec, const EventInfo* event) {
+  return writer_->WriteRecord(rec.bytes, rec.size);
 }
 
-absl::Status CaptureOutputs::Write(const RecordView& rec, const EventInfo* event) {
-  if (writer_)
-    if (absl::Status s = writer_->WriteRecord(rec.bytes, rec.size); !s.ok()) return s;
-  if (json_)
-    if (absl::Status s = json_->Write(rec, event); !s.ok()) return JsonFailed(s);
-  return absl::OkStatus();
-}
+absl::Status PerfDataSink::EndRound() { return writer_->WriteFinishedRound(); }
 
-absl::Status CaptureOutputs::EndRound() {
-  if (writer_)
-    if (absl::Status s = writer_->WriteFinishedRound(); !s.ok()) return s;
-  if (json_)
-    if (absl::Status s = json_->EndRound(); !s.ok()) return JsonFailed(s);
-  return absl::OkStatus();
-}
+absl::Status PerfDataSink::End(const CaptureSummary& summary) { return writer_->Finish(); }
 
-absl::Status CaptureOutputs::End(const CaptureSummary& summary) {
-  absl::Status status;
-  if (writer_) status.Update(writer_->Finish());
-  if (json_)
-    if (absl::Status s = json_->End(summary); !s.ok()) status.Update(JsonFailed(s));
-  return status;
-}
-
-uint64_t CaptureOutputs::BytesWritten() const {
-  return (writer_ ? writer_->data_size() : 0) + (json_ ? json_->BytesWritten() : 0);
-}
-
-}  // namespace perfring::cli
+}  // namespace perfring

@@ -1,19 +1,18 @@
-// The outputs of `perfring record`: perf.data (perfdata::Writer: records
-// byte for byte, FINISHED_ROUND after every round of the session's
-// time-ordered merge, header and features at the end) and/or JSON Lines
-// (JsonLinesSink).
+// A RecordSink that writes perf.data (perfdata::Writer): records byte for
+// byte, FINISHED_ROUND after every round of the session's time-ordered merge,
+// header and features at the end. "-" is pipe mode on stdout.
 //
-// When the events include tracepoints, perf.data gets the tracing data perf
+// When the events include tracepoints, the file gets the tracing data perf
 // script needs (perfdata/tracing_data.h), read from tracefs in Begin.
 //
-// Files are created in Begin, that is only once the events are open, so a
+// The file is created in Begin, that is only once the events are open, so a
 // bad event spec or target never leaves an empty output behind nor renames an
-// old perf.data. Every path follows perfdata/output_file.h (a previous
-// regular file is kept as PATH.old, said in one notice line; a directory,
-// socket or block device is refused). A file-size limit (EFBIG) on either
-// output is one error line; both files are left readable (perf.data
-// finished, JSON cut after its last whole line). Used from the session's
-// thread only.
+// old perf.data. The path follows perfdata/output_file.h (a previous regular
+// file is kept as PATH.old, said in one notice line; a directory, socket or
+// block device is refused). A file-size limit (EFBIG) is one error line and
+// the file is finished, so it stays readable. The sink owns the writer and
+// its file; the destructor finishes a file that End did not (a failed
+// capture). Not thread-safe: the session's thread only.
 #ifndef PERFRING_RECORD_PERF_DATA_SINK_H_
 #define PERFRING_RECORD_PERF_DATA_SINK_H_
 
@@ -22,54 +21,37 @@
 #include <string>
 
 #include "perfdata/writer.h"
-#include "record/json_lines_sink.h"
 #include "record/record_sink.h"
 #include "sampler/system_paths.h"
 
-namespace perfring::cli {
+namespace perfring {
 
-struct OutputPaths {
-  std::string perfdata;  // "" none, "-" pipe mode on stdout
-  std::string json;      // "" none, "-" stdout
-  // Where "kept the previous PATH as PATH.old" goes (one line, no '\n').
-  std::function<void(const std::string&)> notice;
-  SystemPaths system;    // where tracefs is (the tracing data of tracepoint events)
-};
-
-class CaptureOutputs : public RecordSink {
+class PerfDataSink : public RecordSink {
  public:
-  CaptureOutputs(OutputPaths paths, perfdata::RecordingInfo info)
-      : paths_(std::move(paths)), info_(std::move(info)) {}
-  ~CaptureOutputs() override;  // see Write
+  // `notice` gets "kept the previous PATH as PATH.old" (one line, no '\n');
+  // `system` says where tracefs is (the tracing data of tracepoint events).
+  PerfDataSink(std::string path, perfdata::RecordingInfo info, SystemPaths system,
+               std::function<void(const std::string&)> notice)
+      : path_(std::move(path)), info_(std::move(info)), system_(std::move(system)),
+        notice_(std::move(notice)) {}
+  ~PerfDataSink() override;  // finishes the file if End did not
 
   absl::Status Begin(const EventTable& events) override;
   absl::Status Write(const RecordView& rec, const EventInfo* event) override;
-  // A failed capture (the session does not call End then) still finishes
-  // perf.data.
   absl::Status EndRound() override;
-  // Finishes perf.data (header sizes, features), so the file is complete
-  // also after Ctrl-C, SIGTERM or --duration; flushes the JSON.
+  // Finishes the file (header sizes, features), so it is complete also after
+  // Ctrl-C, SIGTERM or --duration.
   absl::Status End(const CaptureSummary& summary) override;
-  uint64_t BytesWritten() const override;
-
-  // JSON records that did not decode (written as MALFORMED lines).
-  uint64_t malformed_records() const { return json_ ? json_->malformed_records() : 0; }
-  std::string first_malformed_error() const {
-    return json_ ? json_->first_malformed_error() : std::string();
-  }
+  uint64_t BytesWritten() const override { return writer_ ? writer_->data_size() : 0; }
 
  private:
-  OutputPaths paths_;
+  std::string path_;
   perfdata::RecordingInfo info_;
-  // The JSON sink's error, with EFBIG as FileSizeLimitError.
-  absl::Status JsonFailed(absl::Status status);
-
+  SystemPaths system_;
+  std::function<void(const std::string&)> notice_;
   std::unique_ptr<perfdata::Writer> writer_;
-  int json_fd_ = -1;
-  std::unique_ptr<JsonLinesSink> json_;
-  bool json_failed_ = false;  // trim to whole lines once the sink is gone
 };
 
-}  // namespace perfring::cli
+}  // namespace perfring
 
 #endif  // PERFRING_RECORD_PERF_DATA_SINK_H_

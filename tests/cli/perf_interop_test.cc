@@ -78,8 +78,8 @@ const std::map<std::string, uint64_t>& ContextMarkers() {
 }
 
 std::string RunDumpToString(const std::string& path, bool header_only = false,
-                            DumpOptions::Format format = DumpOptions::Format::kJsonLines) {
-  DumpOptions options;
+                            cli::DumpOptions::Format format = cli::DumpOptions::Format::kJsonLines) {
+  cli::DumpOptions options;
   options.path = path;
   options.header_only = header_only;
   options.format = format;
@@ -87,7 +87,7 @@ std::string RunDumpToString(const std::string& path, bool header_only = false,
   size_t len = 0;
   FILE* out = open_memstream(&buf, &len);
   FILE* err = fopen("/dev/null", "w");
-  const absl::Status s = RunDump(options, out, err);
+  const absl::Status s = cli::RunDump(options, out, err);
   fclose(out);
   fclose(err);
   std::string text(buf, len);
@@ -331,7 +331,7 @@ TEST_P(PerfInteropTest, PerfJsonFormatAgreesWithPerfDataConvert) {
       RunCommand("/usr/bin/perf record -q " + c.record_args + " -o " + path + " -- " + c.workload);
   if (rec.exit_code != 0) GTEST_SKIP() << "perf record refused: " << rec.err;
   const nlohmann::json ours =
-      nlohmann::json::parse(RunDumpToString(path, false, DumpOptions::Format::kPerfJson));
+      nlohmann::json::parse(RunDumpToString(path, false, cli::DumpOptions::Format::kPerfJson));
   const nlohmann::json perf = PerfConvertJson(path);
   EXPECT_EQ(ours["headers"], perf["headers"]);
   ASSERT_EQ(ours["samples"].size(), perf["samples"].size());
