@@ -1,6 +1,8 @@
 // `perfring dump`: a perf.data file (perf's or perfring's) as JSON Lines of
 // every record, its header as one JSON object, or the document `perf data
-// convert --to-json` writes.
+// convert --to-json` writes. cli/dump_command.cc parses the arguments.
+// RunDump owns the reader it opens for the call; the caller owns `out` and
+// `err`. Thread-safe (no shared state; it starts its own rendering threads).
 #ifndef PERFRING_CLI_DUMP_H_
 #define PERFRING_CLI_DUMP_H_
 

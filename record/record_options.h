@@ -1,6 +1,6 @@
 // Everything `perfring record` can be told, spelled as perf record spells it.
-// The CLI fills a RecordOptions; RunRecord (sampler/session.h) does the rest.
-// Plain data; the parsers below are thread-safe.
+// The CLI fills a RecordOptions; RunRecord (record/session.h) does the rest.
+// Plain data (a value type, copied freely); the parsers below are thread-safe.
 #ifndef PERFRING_RECORD_RECORD_OPTIONS_H_
 #define PERFRING_RECORD_RECORD_OPTIONS_H_
 

@@ -1,5 +1,9 @@
-// Where a capture's records go: perf.data (cli/), JSON Lines
-// (sampler/json_lines_sink.h), tests' in-memory sinks.
+// Where a capture's records go: the one interface every output implements:
+// perf.data (record/perf_data_sink.h), JSON Lines (record/json_lines_sink.h
+// on a descriptor, record/json_lines_file_sink.h on a path), several at once
+// (record/fan_out_sink.h), tests' in-memory sinks; later AUX export and BPF
+// consumers. The caller owns the sink, which must outlive RunRecord; a sink
+// is called from the session's thread only (not thread-safe), see below.
 #ifndef PERFRING_RECORD_RECORD_SINK_H_
 #define PERFRING_RECORD_RECORD_SINK_H_
 

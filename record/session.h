@@ -1,6 +1,8 @@
 // `perfring record` as a library call: open the events, run the target,
 // drain every ring through epoll, merge the rings in time order into a sink,
-// stop cleanly, account for every loss.
+// stop cleanly, account for every loss. The session owns the events, rings
+// and the forked command for the duration of RunRecord; the caller owns the
+// sink. One capture per process at a time (see RunRecord).
 #ifndef PERFRING_RECORD_SESSION_H_
 #define PERFRING_RECORD_SESSION_H_
 
@@ -30,11 +32,11 @@ namespace perfring {
 // runtime failures (permissions, unsupported events, the sink: exit 1).
 // A command that cannot be run, or that died before its events were open
 // (Ctrl-C), fails the capture with nothing written; the status then carries
-// the command's wait status (CommandWaitStatus, sampler/target.h). Once the
+// the command's wait status (CommandWaitStatus, record/target.h). Once the
 // sink has begun, the command may die at any moment (before exec too): the
 // capture is finished and its status is in the summary.
 // Installs SIGINT/SIGTERM handlers and makes SIGPIPE harmless for the
-// duration of the call (sampler/stop_signals.h). Not reentrant: one capture
+// duration of the call (record/stop_signals.h). Not reentrant: one capture
 // per process at a time.
 absl::StatusOr<CaptureSummary> RunRecord(const RecordOptions& options, RecordSink* sink);
 

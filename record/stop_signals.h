@@ -1,5 +1,8 @@
 // SIGINT / SIGTERM as a readable fd, so the session's epoll wakes up and
-// stops cleanly (disable, drain, flush, close) instead of dying mid-write.
+// stops cleanly (disable, drain, flush, close) instead of dying mid-write;
+// and MakeSignalHarmless for SIGPIPE/SIGXFSZ (also used by cli/). Signal
+// dispositions are process-wide: install from the main thread, one
+// StopSignals at a time; it restores the previous handlers when destroyed.
 #ifndef PERFRING_RECORD_STOP_SIGNALS_H_
 #define PERFRING_RECORD_STOP_SIGNALS_H_
 

@@ -297,7 +297,7 @@ absl::Status ForkedCommand::Start() {
   go_fd_ = -1;
   if (written != 1) {
     // EPIPE: the child died before exec (SIGPIPE is the capture's to ignore,
-    // sampler/stop_signals.h); its status is the command's.
+    // record/stop_signals.h); its status is the command's.
     if (write_errno == EPIPE) {
       Wait();
       return absl::OkStatus();

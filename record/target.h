@@ -1,5 +1,7 @@
 // What a capture watches: a command it starts, existing processes (-p),
-// threads (-t), or whole CPUs (-a, -C); and on which online CPUs.
+// threads (-t), or whole CPUs (-a, -C); and on which online CPUs. Target is
+// plain data and the resolvers are thread-safe (they read /proc and sysfs);
+// ForkedCommand owns its child (see below).
 #ifndef PERFRING_RECORD_TARGET_H_
 #define PERFRING_RECORD_TARGET_H_
 
