@@ -496,24 +496,46 @@ TEST(RecordKernel, BusyPollModeCapturesToo) {
   EXPECT_GT(summary->total.samples, 0u);
 }
 
+// Tells when the first SAMPLE arrives: only then is the capture surely
+// attached to the traced process (a fixed delay, under load, could kill it
+// before perf_event_open and the capture would then fail or miss its EXIT).
+class FirstSampleSink : public MemorySink {
+ public:
+  absl::Status Write(const RecordView& rec, const EventInfo* event) override {
+    if (rec.header->type == PERF_RECORD_SAMPLE) sampled.store(true, std::memory_order_release);
+    return MemorySink::Write(rec, event);
+  }
+  std::atomic<bool> sampled{false};
+};
+
 TEST(RecordKernel, TracedProcessExitEndsTheCapture) {
   auto busy = std::make_unique<BusyProcess>(1);
   const pid_t pid = busy->pid();
   RecordOptions options = Quiet();
   options.events = "cpu-clock";
   options.pids = absl::StrCat(pid);
-  options.duration_seconds = 20;
-  MemorySink sink;
+  options.duration_seconds = 30;
+  FirstSampleSink sink;
+  std::atomic<bool> capture_over{false};
+  std::chrono::steady_clock::time_point killed_at{};
   std::thread killer([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!sink.sampled.load(std::memory_order_acquire) && !capture_over.load() &&
+           std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    killed_at = std::chrono::steady_clock::now();
     busy.reset();  // SIGKILL + reap
   });
-  const auto start = std::chrono::steady_clock::now();
   absl::StatusOr<CaptureSummary> summary = RunRecord(options, &sink);
+  const auto ended_at = std::chrono::steady_clock::now();
+  capture_over.store(true);
   killer.join();
   if (absl::IsPermissionDenied(summary.status())) GTEST_SKIP() << summary.status().message();
   ASSERT_TRUE(summary.ok()) << summary.status();
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));  // POLLHUP, not --duration
+  ASSERT_TRUE(sink.sampled.load()) << "no sample of the busy process in 20 s";
+  // POLLHUP ends the capture, not --duration.
+  EXPECT_LT(ended_at - killed_at, std::chrono::seconds(10));
   bool exit_seen = false;
   for (const StoredRecord* r : OfType(sink, PERF_RECORD_EXIT)) {
     if (DecodedAs<TaskRecord>(*r).value().pid == static_cast<uint32_t>(pid)) exit_seen = true;
