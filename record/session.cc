@@ -11,7 +11,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "decode/decoder.h"
+#include "decode/event_table.h"
 #include "reader/time_merge.h"
 #include "sampler/event_set.h"
 #include "record/status_line.h"
@@ -195,7 +195,7 @@ size_t Session::DrainPass(bool release) {
   for (EventSet::Ring& ring : events_.rings()) {
     read += ring.reader->ReadBatch([&](const RecordView& rec) {
       const EventInfo* event = table.Resolve(rec.bytes, rec.size);
-      const uint64_t time = event != nullptr ? RecordTime(rec.bytes, rec.size, event->format) : 0;
+      const uint64_t time = event != nullptr ? event->layout.TimeOf(rec.bytes, rec.size) : 0;
       last_time_ = std::max(last_time_, time);
       CountRecord(rec, EventIndex(event), ring.cpu, &summary_);
       merge_.Push(time, rec);

@@ -11,12 +11,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "decode/sample_layout.h"
 #include "sampler/text_file.h"
 
 namespace perfring {
 namespace {
-
-// The sample_id trailer: one u64 slot per field (TID and CPU pack two u32).
 
 bool IsNotFoundOrGone(const absl::Status& status) {
   // A task that exited between listing and reading: ENOENT, or ESRCH read as Internal.
@@ -55,16 +54,13 @@ void SyntheticRecord::PutString(absl::string_view s) {
 }
 
 void SyntheticRecord::Finish(const EventFormat& fmt, uint64_t time, uint64_t id) {
-  if (fmt.sample_id_all) {
-    // The kernel's trailer order: TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER.
-    const uint64_t t = fmt.sample_type;
-    if (t & PERF_SAMPLE_TID) PutU64(0);
-    if (t & PERF_SAMPLE_TIME) PutU64(time);
-    if (t & PERF_SAMPLE_ID) PutU64(id);
-    if (t & PERF_SAMPLE_STREAM_ID) PutU64(0);
-    if (t & PERF_SAMPLE_CPU) PutU64(0);
-    if (t & PERF_SAMPLE_IDENTIFIER) PutU64(id);
-  }
+  SampleId values;
+  values.time = time;
+  values.id = id;
+  values.identifier = id;
+  uint64_t words[SampleLayout::kMaxTrailerWords];
+  const int n = SampleLayout(fmt).EncodeTrailer(values, words);
+  for (int i = 0; i < n; ++i) PutU64(words[i]);
   perf_event_header header;
   std::memcpy(&header, words_.data(), sizeof header);
   header.size = static_cast<uint16_t>(size_);

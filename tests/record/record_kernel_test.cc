@@ -27,6 +27,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "decode/record.h"
+#include "decode/sample_layout.h"
 #include "sampler/cpu_list.h"
 #include "record/json_lines_sink.h"
 #include "sampler/perf_event.h"
@@ -135,7 +136,7 @@ TEST(RecordKernel, RecordsReachTheSinkInTimeOrder) {
   uint64_t last = 0;
   size_t checked = 0;
   for (const StoredRecord& r : sink.records) {
-    const uint64_t time = RecordTime(r.bytes(), r.size, r.format);
+    const uint64_t time = SampleLayout(r.format).TimeOf(r.bytes(), r.size);
     if (time == 0) continue;  // synthesized side-band
     ASSERT_GE(time, last) << "record " << checked << " went back in time";
     last = time;
