@@ -11,6 +11,7 @@
 
 #include "benchmark/benchmark.h"
 #include "decode/decoder.h"
+#include "decode/sample_layout.h"
 #include "json/record_json.h"
 #include "decode/testing/record_builder.h"
 
@@ -69,8 +70,16 @@ Workload CallchainSamples() {
   return w;
 }
 
-void AppendTrailer(RecordBuilder& b, int i) {
-  b.U32(4242).U32(4242).U64(1700000000000000000 + i).U32(i % 2).U32(0).U64(42);
+// The sample_id trailer, laid out by the format's SampleLayout.
+void AppendTrailer(const EventFormat& fmt, RecordBuilder& b, int i) {
+  SampleId values;
+  values.pid = values.tid = 4242;
+  values.time = 1700000000000000000 + i;
+  values.cpu = i % 2;
+  values.identifier = 42;
+  uint64_t words[SampleLayout::kMaxTrailerWords];
+  const int n = SampleLayout(fmt).EncodeTrailer(values, words);
+  for (int k = 0; k < n; ++k) b.U64(words[k]);
 }
 
 Workload Sideband() {
@@ -82,12 +91,12 @@ Workload Sideband() {
       b.U32(4242).U32(4242).U64(0x7f0012340000 + 0x100000ULL * i).U64(0x21000).U64(0x3000)
           .U32(8).U32(1).U64(1234567 + i).U64(0).U32(5).U32(2)
           .PaddedString("/usr/lib/x86_64-linux-gnu/libc.so.6");
-      AppendTrailer(b, i);
+      AppendTrailer(w.fmt, b, i);
       AddRecord(&w, b.Build());
     } else {
       RecordBuilder b(PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC);
       b.U32(4242 + i).U32(4242 + i).PaddedString("worker-thread");
-      AppendTrailer(b, i);
+      AppendTrailer(w.fmt, b, i);
       AddRecord(&w, b.Build());
     }
   }

@@ -7,13 +7,13 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "perfdata/dump.h"
+#include "cli/dump.h"
 #include "perfdata/output_file.h"
 
 namespace perfring::cli {
 
 int DumpCommand(const std::vector<std::string>& args) {
-  perfdata::DumpOptions options;
+  DumpOptions options;
   std::string output = "-";
   bool help = false;
   bool input_set = false;
@@ -28,8 +28,8 @@ int DumpCommand(const std::vector<std::string>& args) {
          }});
   p.Add({0, "sort", A::kRequired, "file|time", "record order: as in the file (default) or by time",
          [&](absl::string_view v) {
-           if (v == "file") options.sort = perfdata::DumpOptions::Sort::kFile;
-           else if (v == "time") options.sort = perfdata::DumpOptions::Sort::kTime;
+           if (v == "file") options.sort = DumpOptions::Sort::kFile;
+           else if (v == "time") options.sort = DumpOptions::Sort::kTime;
            else return absl::InvalidArgumentError("expected 'file' or 'time'");
            return absl::OkStatus();
          }});
@@ -41,8 +41,8 @@ int DumpCommand(const std::vector<std::string>& args) {
   p.Add({0, "format", A::kRequired, "jsonl|perf-json",
          "jsonl (default), or the document 'perf data convert --to-json' writes",
          [&](absl::string_view v) {
-           if (v == "jsonl") options.format = perfdata::DumpOptions::Format::kJsonLines;
-           else if (v == "perf-json") options.format = perfdata::DumpOptions::Format::kPerfJson;
+           if (v == "jsonl") options.format = DumpOptions::Format::kJsonLines;
+           else if (v == "perf-json") options.format = DumpOptions::Format::kPerfJson;
            else return absl::InvalidArgumentError("expected 'jsonl' or 'perf-json'");
            return absl::OkStatus();
          }});
@@ -91,7 +91,7 @@ int DumpCommand(const std::vector<std::string>& args) {
     ::close(file->fd);
     return ReportError("dump", absl::InternalError("cannot open " + output));
   }
-  absl::Status status = perfdata::RunDump(options, out, stderr);
+  absl::Status status = RunDump(options, out, stderr);
   if (std::fflush(out) != 0 && status.ok()) status = absl::UnavailableError("cannot write " + output);
   if (!status.ok() && perfdata::AtFileSizeLimit(fileno(out))) {
     perfdata::TrimToWholeLines(fileno(out)).IgnoreError();

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "sampler/stop_signals.h"
+#include "record/stop_signals.h"
 
 namespace {
 

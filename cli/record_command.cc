@@ -1,5 +1,5 @@
-// perfring record: perf record's options, wired to sampler::RunRecord with a
-// perf.data sink, a JSON Lines sink, or both.
+// perfring record: perf record's options, wired to RunRecord (record/session.h)
+// with a perf.data sink, a JSON Lines sink, or both.
 
 #include <signal.h>
 #include <sys/resource.h>
@@ -20,15 +20,16 @@
 #include "absl/strings/strip.h"
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "cli/capture_outputs.h"
 #include "perfdata/output_file.h"
 #include "perfdata/writer.h"
-#include "sampler/capture_summary.h"
-#include "sampler/json_lines_sink.h"
-#include "sampler/record_options.h"
-#include "sampler/session.h"
-#include "sampler/stop_signals.h"
-#include "sampler/target.h"
+#include "record/capture_summary.h"
+#include "record/fan_out_sink.h"
+#include "record/json_lines_file_sink.h"
+#include "record/perf_data_sink.h"
+#include "record/record_options.h"
+#include "record/session.h"
+#include "record/stop_signals.h"
+#include "record/target.h"
 #include "sampler/text_file.h"
 
 namespace perfring::cli {
@@ -259,7 +260,13 @@ int RecordCommand(const std::vector<std::string>& args, const std::vector<std::s
     if (options.notice) options.notice(line);
     else std::fprintf(stderr, "%s\n", line.c_str());
   };
-  CaptureOutputs outputs_sink({perfdata_path, json_path, notice, options.paths}, std::move(info));
+  // Begun in this order: the JSON file is created first.
+  FanOutSink outputs_sink;
+  std::optional<JsonLinesFileSink> json_sink;
+  std::optional<PerfDataSink> perfdata_sink;
+  if (!json_path.empty()) outputs_sink.Add(&json_sink.emplace(json_path, notice));
+  if (!perfdata_path.empty())
+    outputs_sink.Add(&perfdata_sink.emplace(perfdata_path, std::move(info), options.paths, notice));
   absl::StatusOr<CaptureSummary> summary = RunRecord(options, &outputs_sink);
   if (!summary.ok()) {
     // A command that cannot be run (127/126) or died before anything ran.
@@ -283,12 +290,12 @@ int RecordCommand(const std::vector<std::string>& args, const std::vector<std::s
   std::string text = RenderSummary(*summary, outputs);
   if (!options.quiet || summary->total.any_loss() || summary->kernel_lost != 0)
     std::fputs(text.c_str(), stderr);
-  if (outputs_sink.malformed_records() != 0)
+  if (json_sink && json_sink->malformed_records() != 0)
     std::fprintf(stderr,
                  "perfring record: %llu records did not decode (first: %s); they are in the JSON "
                  "as MALFORMED\n",
-                 static_cast<unsigned long long>(outputs_sink.malformed_records()),
-                 outputs_sink.first_malformed_error().c_str());
+                 static_cast<unsigned long long>(json_sink->malformed_records()),
+                 json_sink->first_malformed_error().c_str());
   return summary->command_status ? ExitLikeCommand(*summary->command_status) : 0;
 }
 

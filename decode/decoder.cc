@@ -10,6 +10,7 @@
 #include "absl/base/optimization.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
+#include "decode/sample_layout.h"
 
 namespace perfring {
 namespace {
@@ -31,10 +32,6 @@ constexpr uint16_t kMiscBuildIdSize = 1 << 15;
 constexpr uint32_t kBpfTagSize = 8;
 // MMAP2's build-id variant holds at most BUILD_ID_SIZE_MAX bytes.
 constexpr uint8_t kMaxBuildIdSize = 20;
-
-constexpr uint64_t kSampleIdBits = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
-                                   PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
-                                   PERF_SAMPLE_IDENTIFIER;
 
 constexpr uint32_t kHeaderSize = sizeof(perf_event_header);
 
@@ -213,29 +210,13 @@ absl::Status ReadRegs(FieldReader& r, const char* abi_name, const char* regs_nam
 // backward from header.size for the same reason: bodies are variable-length).
 absl::Status ReadSampleId(const uint8_t* bytes, uint32_t size, uint32_t type,
                           uint64_t sample_type, SampleId* out) {
-  const uint64_t bits = sample_type & kSampleIdBits;
-  const uint32_t trailer = 8 * Popcount(bits);
+  const uint32_t trailer = SampleLayout::TrailerSize(sample_type);
   if (trailer > size - kHeaderSize) {
     return TypeError(type, absl::StrFormat("sample_id trailer of %u bytes after the header at "
                                            "offset %u exceeds record size %u",
                                            trailer, kHeaderSize, size));
   }
-  FieldReader r(bytes, size - trailer, size, size, type);
-  out->sample_type = bits;
-  out->size = trailer;
-  // The reads below cannot fail: the trailer's size was checked above.
-  if (bits & PERF_SAMPLE_TID) {
-    (void)r.Read("sample_id pid", &out->pid);
-    (void)r.Read("sample_id tid", &out->tid);
-  }
-  if (bits & PERF_SAMPLE_TIME) (void)r.Read("sample_id time", &out->time);
-  if (bits & PERF_SAMPLE_ID) (void)r.Read("sample_id id", &out->id);
-  if (bits & PERF_SAMPLE_STREAM_ID) (void)r.Read("sample_id stream_id", &out->stream_id);
-  if (bits & PERF_SAMPLE_CPU) {
-    (void)r.Read("sample_id cpu", &out->cpu);
-    (void)r.Read("sample_id cpu res", &out->cpu_res);
-  }
-  if (bits & PERF_SAMPLE_IDENTIFIER) (void)r.Read("sample_id identifier", &out->identifier);
+  SampleLayout::DecodeTrailer(sample_type, bytes + (size - trailer), out);
   return absl::OkStatus();
 }
 
@@ -814,28 +795,6 @@ absl::StatusOr<Record> DecodeRecord(const uint8_t* bytes, uint32_t size, const E
   absl::Status status = DecodeRecord(bytes, size, fmt, &*result);
   if (!status.ok()) result = std::move(status);
   return result;
-}
-
-uint64_t RecordTime(const uint8_t* bytes, uint32_t size, const EventFormat& fmt) {
-  if (size < kHeaderSize || !(fmt.sample_type & PERF_SAMPLE_TIME)) return 0;
-  const perf_event_header header = LoadUnaligned<perf_event_header>(bytes);
-  const uint32_t record_size = header.size < size ? header.size : size;
-  uint64_t offset;
-  if (header.type == PERF_RECORD_SAMPLE) {
-    // IDENTIFIER, IP and TID come before TIME.
-    offset = kHeaderSize + 8 * Popcount(fmt.sample_type & (PERF_SAMPLE_IDENTIFIER |
-                                                           PERF_SAMPLE_IP | PERF_SAMPLE_TID));
-  } else {
-    if (header.type >= kFirstUserRecordType || !fmt.sample_id_all) return 0;
-    // In the trailer TIME is followed by ID, STREAM_ID, CPU and IDENTIFIER.
-    const uint64_t back = 8 * Popcount(fmt.sample_type & (PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
-                                                          PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
-                                                          PERF_SAMPLE_IDENTIFIER));
-    if (back > record_size - kHeaderSize) return 0;
-    offset = record_size - back;
-  }
-  if (offset + 8 > record_size) return 0;
-  return LoadUnaligned<uint64_t>(bytes + offset);
 }
 
 }  // namespace perfring

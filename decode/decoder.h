@@ -7,6 +7,8 @@
 // Nothing is read outside [bytes, bytes + header.size). Unknown types decode
 // to RawRecord (never an error).
 //
+// To read a record's time or event id without decoding it, see SampleLayout.
+//
 // Layout rules: kernel records (types below 64) must be 8-byte multiples, as
 // the kernel writes them; perf.data's own records need not be. Strings the
 // kernel NUL-pads (comm, filename, ksymbol name, cgroup path) must hold a
@@ -39,11 +41,6 @@ absl::StatusOr<Record> DecodeRecord(const uint8_t* bytes, uint32_t size, const E
 // left in an unspecified but valid state.
 absl::Status DecodeRecord(const uint8_t* bytes, uint32_t size, const EventFormat& fmt,
                           Record* out);
-
-// Quick timestamp for ordering: a SAMPLE's TIME, or the TIME of a kernel
-// record's sample_id trailer. 0 when the record has none (perf.data types,
-// no TIME in sample_type, no sample_id_all) or is too short to hold it.
-uint64_t RecordTime(const uint8_t* bytes, uint32_t size, const EventFormat& fmt);
 
 }  // namespace perfring
 

@@ -2,11 +2,10 @@
 // the event that produced it.
 //
 // Routing follows perf (evlist__event2evsel): with one event every record is
-// that event's; with several, the id is read at PERF_SAMPLE_IDENTIFIER's place
-// (first u64 of a SAMPLE body, last u64 of a sample_id trailer) or, without
-// IDENTIFIER, at the position PERF_SAMPLE_ID has in the first event's layout
-// (perf's id_pos for samples, is_pos counted from the record end for the
-// trailer). Id 0 (perf's synthesized records) means the first event.
+// that event's; with several, the id is read where the first event's
+// SampleLayout puts it (perf's id_pos and is_pos: IDENTIFIER, else ID; perf
+// requires every event to share them). Id 0 (perf's synthesized records)
+// means the first event.
 //
 // Thread-compatible: const calls may run concurrently; Add/AddId need
 // exclusive access. References and pointers to EventInfo stay valid for the
@@ -24,6 +23,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "decode/event_format.h"
+#include "decode/sample_layout.h"
 #include "decode/tracepoint_format.h"
 
 namespace perfring {
@@ -32,6 +32,7 @@ struct EventInfo {
   std::string name;          // e.g. "cpu-clock", "sched:sched_switch"
   perf_event_attr attr{};    // as opened (or as read from the file)
   EventFormat format;        // normally EventFormat::FromAttr(attr)
+  SampleLayout layout;       // SampleLayout(format), set by EventTable::Add
   std::vector<uint64_t> ids; // kernel ids of this event's fds (PERF_EVENT_IOC_ID)
   // A tracepoint's field layout (from perf.data's tracing data), shared and
   // immutable; null when unknown. With it, JSON renders the RAW bytes of
@@ -44,8 +45,9 @@ struct EventInfo {
 
 class EventTable {
  public:
-  // Adds an event and registers every id in info.ids. Returns its index
-  // (0, 1, 2 ... in order of addition).
+  // Adds an event, with info.layout computed from info.format, and
+  // registers every id in info.ids. Returns its index (0, 1, 2 ... in order
+  // of addition).
   int Add(EventInfo info);
   // Registers one more kernel id for the event at `index` (also appended to
   // its `ids`). `index` must come from Add. A later registration of the same
@@ -92,11 +94,6 @@ class EventTable {
   bool dense_usable_ = true;
   uint64_t dense_base_ = 0;
   std::vector<int> dense_index_;
-  // Where records carry their id, from the first event's format (set by the
-  // first Add): the byte offset in a SAMPLE, and the bytes back from the
-  // end of a sample_id trailer; -1 when there is none.
-  int sample_id_offset_ = -1;
-  int trailer_id_back_ = -1;
 };
 
 }  // namespace perfring

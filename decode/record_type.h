@@ -3,6 +3,8 @@
 // Kernel types (1..21) come from <linux/perf_event.h>; the ones newer than the
 // Debian 6.1 uapi headers and perf.data's own types (64..83, from perf's
 // tools/perf/util/event.h `enum perf_user_event_type`) are defined here.
+// Constants and pure functions; the names returned are static strings (they
+// live for the whole program). Thread-safe.
 #ifndef PERFRING_DECODE_RECORD_TYPE_H_
 #define PERFRING_DECODE_RECORD_TYPE_H_
 

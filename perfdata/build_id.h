@@ -1,5 +1,6 @@
 // Build-ids read from ELF notes (NT_GNU_BUILD_ID), never guessed: perf looks
 // symbols up by build-id, and a wrong one turns them into [unknown].
+// Free functions returning owned values; they keep no state: thread-safe.
 #ifndef PERFRING_PERFDATA_BUILD_ID_H_
 #define PERFRING_PERFDATA_BUILD_ID_H_
 

@@ -1,5 +1,6 @@
 // Event names derived from an attr, for files that carry no names (no
 // EVENT_DESC, no EVENT_UPDATE): perf's spelling for the generic events.
+// Pure functions returning owned strings: thread-safe.
 #ifndef PERFRING_PERFDATA_EVENT_NAMES_H_
 #define PERFRING_PERFDATA_EVENT_NAMES_H_
 

@@ -1,6 +1,8 @@
 // What the perf.data header says about the machine a recording was made on
 // (HOSTNAME, OSRELEASE, ARCH, NRCPUS, CPUDESC, CPUID, TOTAL_MEM), read the way
 // perf record reads it: uname(2), sysconf(3), /proc/cpuinfo, /proc/meminfo.
+// HostInfo is a plain value (owned strings, copyable); collecting it is
+// thread-safe.
 #ifndef PERFRING_PERFDATA_HOST_INFO_H_
 #define PERFRING_PERFDATA_HOST_INFO_H_
 

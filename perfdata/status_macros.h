@@ -1,4 +1,5 @@
-// Status propagation for the perfdata package (internal).
+// Status propagation for the perfdata package (internal): macros only, no
+// state.
 #ifndef PERFRING_PERFDATA_STATUS_MACROS_H_
 #define PERFRING_PERFDATA_STATUS_MACROS_H_
 

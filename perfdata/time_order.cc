@@ -4,7 +4,7 @@
 #include <cstring>
 #include <utility>
 
-#include "decode/decoder.h"
+#include "decode/event_table.h"
 #include "decode/record_type.h"
 #include "perfdata/format.h"
 
@@ -46,7 +46,7 @@ absl::StatusOr<TimeOrderedRecords> TimeOrderedRecords::Collect(
       e.bytes = dst;
     }
     if (ref.event != nullptr) {
-      const uint64_t t = RecordTime(ref.bytes, ref.size, ref.event->format);
+      const uint64_t t = ref.event->layout.TimeOf(ref.bytes, ref.size);
       if (t != 0) last_time = t;
     }
     e.time = last_time;

@@ -1,5 +1,8 @@
 // The records of a perf.data file sorted by timestamp (`dump --sort time`,
 // perf-json), as perf's ordered-events queue would deliver them at the end.
+// Move-only owner of the copies it makes; the other entries borrow the
+// Reader's bytes (see Collect). Immutable once collected: const access is
+// thread-safe (dump's render threads share it).
 #ifndef PERFRING_PERFDATA_TIME_ORDER_H_
 #define PERFRING_PERFDATA_TIME_ORDER_H_
 

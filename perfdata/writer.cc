@@ -10,7 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "decode/decoder.h"
+#include "decode/event_table.h"
 #include "perfdata/format.h"
 #include "perfdata/output_file.h"
 #include "perfdata/status_macros.h"
@@ -256,22 +256,17 @@ absl::Status Writer::Track(const uint8_t* bytes, uint32_t size) {
     case PERF_RECORD_SAMPLE: {
       const EventInfo* event = events_.Resolve(bytes, size);
       if (event == nullptr) return absl::OkStatus();
-      const uint64_t type = event->format.sample_type;
-      if (type & PERF_SAMPLE_TIME) {
-        const uint64_t t = RecordTime(bytes, size, event->format);
+      if (event->format.sample_type & PERF_SAMPLE_TIME) {
+        const uint64_t t = event->layout.TimeOf(bytes, size);
         if (!have_sample_time_) first_sample_time_ = t;
         have_sample_time_ = true;
         first_sample_time_ = std::min(first_sample_time_, t);
         last_sample_time_ = std::max(last_sample_time_, t);
       }
-      // IDENTIFIER, IP, TID lead the sample body in this order.
-      uint32_t pos = 8 + ((type & PERF_SAMPLE_IDENTIFIER) ? 8 : 0);
-      if (!(type & PERF_SAMPLE_IP) || !(type & PERF_SAMPLE_TID) || pos + 16 > size) {
-        return absl::OkStatus();
-      }
-      const uint64_t ip = LoadUnaligned<uint64_t>(bytes + pos);
-      const int32_t pid = LoadUnaligned<int32_t>(bytes + pos + 8);
-      dso_hits_.OnSample(pid, ip, cpumode);
+      const uint8_t* ip = event->layout.FieldOf(PERF_SAMPLE_IP, bytes, size);
+      const uint8_t* tid = event->layout.FieldOf(PERF_SAMPLE_TID, bytes, size);  // pid, tid
+      if (ip == nullptr || tid == nullptr) return absl::OkStatus();
+      dso_hits_.OnSample(LoadUnaligned<int32_t>(tid), LoadUnaligned<uint64_t>(ip), cpumode);
       return absl::OkStatus();
     }
     case PERF_RECORD_MMAP:

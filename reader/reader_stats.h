@@ -5,7 +5,8 @@
 
 namespace perfring {
 
-// Counters of a RingReader since it was made.
+// Counters of a RingReader since it was made. A plain value owned by its
+// reader (copy it out to keep it); thread-compatible like the reader.
 struct ReaderStats {
   uint64_t records = 0;  // records handed out (or consumed after PeekRaw)
   uint64_t bytes = 0;    // bytes of those records

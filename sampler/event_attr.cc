@@ -30,7 +30,7 @@ absl::StatusOr<uint64_t> UserRegsMask() {
 }  // namespace
 
 absl::StatusOr<SamplingRate> ResolveSamplingRate(
-    const RecordOptions& options, const std::function<void(const std::string&)>& notice) {
+    const SamplerOptions& options, const std::function<void(const std::string&)>& notice) {
   SamplingRate rate;
   if (options.freq && options.period) {
     return absl::InvalidArgumentError("-F (frequency) and -c (period) cannot be combined");
@@ -60,7 +60,7 @@ absl::StatusOr<SamplingRate> ResolveSamplingRate(
   return rate;
 }
 
-absl::StatusOr<perf_event_attr> BuildEventAttr(const EventSpec& spec, const RecordOptions& options,
+absl::StatusOr<perf_event_attr> BuildEventAttr(const EventSpec& spec, const SamplerOptions& options,
                                                const AttrContext& context, const EventRole& role) {
   perf_event_attr attr = spec.attr;
   attr.size = sizeof(attr);

@@ -12,7 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "sampler/event_spec.h"
-#include "sampler/record_options.h"
+#include "sampler/sampler_options.h"
 
 namespace perfring {
 
@@ -26,7 +26,7 @@ struct SamplingRate {
 // perf's rules: -F and -c are exclusive; the default is 4000 Hz; a frequency
 // above PROC/sys/kernel/perf_event_max_sample_rate is capped to it with a
 // notice (perf's wording).
-absl::StatusOr<SamplingRate> ResolveSamplingRate(const RecordOptions& options,
+absl::StatusOr<SamplingRate> ResolveSamplingRate(const SamplerOptions& options,
                                                  const std::function<void(const std::string&)>& notice);
 
 // How the events of a capture are opened.
@@ -52,7 +52,7 @@ struct EventRole {
 
 // The attr for `spec`. InvalidArgument when the options cannot apply to this
 // machine (--call-graph dwarf on an architecture without a register map).
-absl::StatusOr<perf_event_attr> BuildEventAttr(const EventSpec& spec, const RecordOptions& options,
+absl::StatusOr<perf_event_attr> BuildEventAttr(const EventSpec& spec, const SamplerOptions& options,
                                                const AttrContext& context, const EventRole& role);
 
 }  // namespace perfring

@@ -29,8 +29,9 @@ struct PlannedEvent {
 
 }  // namespace
 
-absl::StatusOr<EventSet> EventSet::Open(const EventList& list, const RecordOptions& options,
-                                        const Target& target, const AttrContext& context,
+absl::StatusOr<EventSet> EventSet::Open(const EventList& list, const SamplerOptions& options,
+                                        const std::vector<int>& cpus,
+                                        const std::vector<pid_t>& tasks, const AttrContext& context,
                                         const std::function<void(const std::string&)>& notice) {
   std::vector<PlannedEvent> plan;
   for (const EventGroup& group : list.groups) {
@@ -54,9 +55,9 @@ absl::StatusOr<EventSet> EventSet::Open(const EventList& list, const RecordOptio
   EventSet set;
   std::vector<std::vector<uint64_t>> ids(plan.size());
   std::vector<bool> opened_once(plan.size(), false);
-  for (int cpu : target.cpus) {
+  for (int cpu : cpus) {
     int ring_fd = -1;  // the fd whose ring this CPU's records go to
-    for (pid_t task : target.tasks) {
+    for (pid_t task : tasks) {
       std::vector<int> fd_of(plan.size(), -1);
       for (size_t e = 0; e < plan.size(); ++e) {
         PlannedEvent& planned = plan[e];
@@ -141,19 +142,16 @@ absl::Status EventSet::DisableAll() {
   return absl::OkStatus();
 }
 
-absl::Status EventSet::ReadCounts(CaptureSummary* summary) const {
+absl::StatusOr<std::vector<EventSet::CounterReading>> EventSet::ReadCounts() const {
   absl::flat_hash_map<uint64_t, int> event_of_id;
   for (int e = 0; e < static_cast<int>(table_->size()); ++e) {
     for (uint64_t id : table_->at(e).ids) event_of_id[id] = e;
   }
+  std::vector<CounterReading> readings;
   const auto add = [&](int cpu, uint64_t value, uint64_t id, uint64_t lost) {
     auto it = event_of_id.find(id);
     if (it == event_of_id.end()) return;
-    EventSummary& event = summary->events[it->second];
-    event.value += value;
-    event.kernel_lost += lost;
-    if (lost != 0) event.kernel_lost_per_cpu[cpu] += lost;
-    summary->kernel_lost += lost;
+    readings.push_back({it->second, cpu, value, lost});
   };
   std::vector<uint64_t> words;
   for (const OpenedFd& opened : fds_) {
@@ -173,7 +171,7 @@ absl::Status EventSet::ReadCounts(CaptureSummary* summary) const {
       add(opened.cpu, words[1 + 3 * i], words[1 + 3 * i + 1], words[1 + 3 * i + 2]);
     }
   }
-  return absl::OkStatus();
+  return readings;
 }
 
 }  // namespace perfring

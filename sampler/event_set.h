@@ -17,12 +17,10 @@
 #include "decode/event_table.h"
 #include "reader/mapped_ring.h"
 #include "reader/ring_reader.h"
-#include "sampler/capture_summary.h"
 #include "sampler/event_attr.h"
 #include "sampler/event_spec.h"
 #include "sampler/perf_event.h"
-#include "sampler/record_options.h"
-#include "sampler/target.h"
+#include "sampler/sampler_options.h"
 
 namespace perfring {
 
@@ -44,14 +42,23 @@ class EventSet {
     MappedRing mapping;
     std::unique_ptr<RingReader> reader;  // heap: it holds a 64 KiB scratch buffer
   };
+  // One counter read at the end (read_format ID|LOST): the event's index in
+  // table(), the CPU of the fd, the count and PERF_FORMAT_LOST.
+  struct CounterReading {
+    int event = 0;
+    int cpu = 0;
+    uint64_t value = 0;
+    uint64_t lost = 0;
+  };
 
-  // Opens every event of `list` on every CPU of `target` for every task, in
-  // list order (group members with their leader), maps one ring of
-  // `options.mmap_pages` per CPU. `cycles` that the kernel cannot open
+  // Opens every event of `list` on every CPU of `cpus` for every task of
+  // `tasks` (-1: all tasks), in list order (group members with their
+  // leader), maps one ring of `options.mmap_pages` per CPU. `cycles` that the kernel cannot open
   // (no hardware PMU) becomes cpu-clock with a notice; any other hardware
   // event that cannot be opened is a FailedPrecondition saying so.
-  static absl::StatusOr<EventSet> Open(const EventList& list, const RecordOptions& options,
-                                       const Target& target, const AttrContext& context,
+  static absl::StatusOr<EventSet> Open(const EventList& list, const SamplerOptions& options,
+                                       const std::vector<int>& cpus,
+                                       const std::vector<pid_t>& tasks, const AttrContext& context,
                                        const std::function<void(const std::string&)>& notice);
 
   EventSet(EventSet&&) = default;
@@ -63,9 +70,9 @@ class EventSet {
 
   absl::Status EnableAll();   // PERF_EVENT_IOC_ENABLE on every leader
   absl::Status DisableAll();  // PERF_EVENT_IOC_DISABLE on every leader
-  // Reads every counter (read_format ID|LOST[|GROUP]) and adds value and
-  // lost count to summary->events[...] by id, and kernel_lost to the total.
-  absl::Status ReadCounts(CaptureSummary* summary) const;
+  // Reads every counter (read_format ID|LOST[|GROUP]): one reading per
+  // (event, fd), routed to its event by id (a group is read through its leader).
+  absl::StatusOr<std::vector<CounterReading>> ReadCounts() const;
 
  private:
   EventSet() = default;

@@ -1,5 +1,7 @@
 // Test helper: lays out perf records byte by byte, the way the kernel (or
 // perf) writes them, so tests state the expected bytes explicitly.
+// A builder owns the bytes it builds and hands out copies; one builder per
+// thread (thread-compatible).
 #ifndef PERFRING_DECODE_TESTING_RECORD_BUILDER_H_
 #define PERFRING_DECODE_TESTING_RECORD_BUILDER_H_
 

@@ -1,6 +1,7 @@
 // Test helper: one well-formed byte image of every record layout the decoder
 // knows (kernel types with a full sample_id trailer), with the values below,
 // for tests that check decoding, rendering and robustness across all types.
+// The catalog is returned by value (owned bytes); thread-safe.
 #ifndef PERFRING_DECODE_TESTING_RECORD_CATALOG_H_
 #define PERFRING_DECODE_TESTING_RECORD_CATALOG_H_
 

@@ -1,5 +1,6 @@
 // Test helper: a PERF_RECORD_SAMPLE with every PERF_SAMPLE_* field, in the
-// kernel's output order, and the format that describes it.
+// kernel's output order, and the format that describes it. The images are
+// returned by value (owned bytes); thread-safe.
 //
 // Values (see sample_images.cc for the bytes):
 //   identifier kId, ip 0xffffffff81000010 (misc KERNEL|EXACT_IP), pid kPid,

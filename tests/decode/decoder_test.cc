@@ -1,5 +1,5 @@
 // DecodeRecord on every record type other than SAMPLE (sample_test.cc), the
-// sample_id trailer, RecordTime, and the type-name tables.
+// sample_id trailer, and the type-name tables.
 #include "decode/decoder.h"
 
 #include <linux/perf_event.h>
@@ -572,31 +572,6 @@ TEST(DecodeInPlace, ErrorsMatchTheStatusOrForm) {
   const absl::Status in_place = DecodeRecord(bad.data(), bad.size(), EventFormat{}, &rec);
   EXPECT_FALSE(in_place.ok());
   EXPECT_EQ(in_place, DecodeRecord(bad.data(), bad.size(), EventFormat{}).status());
-}
-
-TEST(RecordTime, ReadsTimeFromASample) {
-  const std::vector<uint8_t> bytes = testing::FullSampleBytes();
-  EXPECT_EQ(RecordTime(bytes.data(), bytes.size(), testing::FullSampleFormat()), kTime);
-}
-
-TEST(RecordTime, ReadsTimeFromTheTrailer) {
-  for (const CatalogEntry& e : Catalog()) {
-    if (e.type >= kFirstUserRecordType || e.type == PERF_RECORD_SAMPLE) continue;
-    if (RecordTypeName(e.type) == "UNKNOWN") continue;
-    EXPECT_EQ(RecordTime(e.bytes.data(), e.bytes.size(), e.fmt), kTime) << e.name;
-  }
-}
-
-TEST(RecordTime, IsZeroWithoutATime) {
-  const std::vector<uint8_t> lost = RecordBuilder(PERF_RECORD_LOST).U64(1).U64(2).Build();
-  EventFormat no_trailer;
-  no_trailer.sample_type = PERF_SAMPLE_TIME;
-  EXPECT_EQ(RecordTime(lost.data(), lost.size(), no_trailer), 0u);
-  const std::vector<uint8_t> round = RecordBuilder(kRecordFinishedRound).Build();
-  EXPECT_EQ(RecordTime(round.data(), round.size(), testing::TrailerFormat()), 0u);
-  // Too short for the trailer it claims to have.
-  const std::vector<uint8_t> tiny = RecordBuilder(PERF_RECORD_SWITCH).Build();
-  EXPECT_EQ(RecordTime(tiny.data(), tiny.size(), testing::TrailerFormat()), 0u);
 }
 
 TEST(RecordTypeNames, AreTheKernelNamesWithoutPrefix) {

@@ -17,6 +17,7 @@
 #include "decode/event_table.h"
 #include "json/record_json.h"
 #include "decode/record_type.h"
+#include "decode/sample_layout.h"
 #include "nlohmann/json.hpp"
 #include "decode/testing/record_builder.h"
 #include "decode/testing/record_catalog.h"
@@ -251,7 +252,13 @@ EventFormat RandomFormat(std::mt19937_64& rng) {
 bool FuzzOne(const std::vector<uint8_t>& input, const EventFormat& fmt, const EventTable& table) {
   absl::StatusOr<Record> rec =
       DecodeRecord(input.data(), static_cast<uint32_t>(input.size()), fmt);
-  (void)RecordTime(input.data(), static_cast<uint32_t>(input.size()), fmt);
+  const SampleLayout layout(fmt);
+  uint64_t id = 0;
+  (void)layout.TimeOf(input.data(), static_cast<uint32_t>(input.size()));
+  (void)layout.IdOf(input.data(), static_cast<uint32_t>(input.size()), &id);
+  for (uint64_t bit : SampleLayout::kSampleOrder) {
+    (void)layout.FieldOf(bit, input.data(), static_cast<uint32_t>(input.size()));
+  }
   (void)table.Resolve(input.data(), static_cast<uint32_t>(input.size()));
   if (rec.ok()) ExpectRendersParseableJson(*rec, input);
   return rec.ok();

@@ -1,7 +1,7 @@
-// The perf.data reader and dump on hand-built byte images: what it accepts
-// (lenient attrs, pipe mode, COMPRESSED chunks, payload records, unknown
-// types) and how it refuses malformed input (an error naming the offset,
-// never a crash or an endless loop).
+// The perf.data reader on hand-built byte images: what it accepts (lenient
+// attrs, pipe mode, COMPRESSED chunks, payload records, unknown types) and
+// how it refuses malformed input (an error naming the offset, never a crash
+// or an endless loop). The dump of such images: tests/cli/dump_test.cc.
 #include "perfdata/reader.h"
 
 #include <linux/perf_event.h>
@@ -18,116 +18,23 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
-#include "nlohmann/json.hpp"
-#include "perfdata/dump.h"
+#include "tests/perfdata/file_images.h"
 #include "tests/perfdata/test_util.h"
 
 namespace perfring::perfdata {
 namespace {
 
+using test_util::Attr;
+using test_util::FileImage;
+using test_util::FinishedRound;
+using test_util::kSampleType;
+using test_util::MakeAttr;
+using test_util::PipeImage;
 using test_util::RecordBuilder;
-using test_util::TempPath;
-
-constexpr uint64_t kSampleType = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-                                 PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
-
-struct Attr {
-  perf_event_attr attr{};
-  std::vector<uint64_t> ids;
-};
-
-Attr MakeAttr(uint32_t config, std::vector<uint64_t> ids) {
-  Attr a;
-  a.attr.type = PERF_TYPE_SOFTWARE;
-  a.attr.size = sizeof(perf_event_attr);
-  a.attr.config = config;
-  a.attr.sample_period = 1000;
-  a.attr.sample_type = kSampleType;
-  a.attr.sample_id_all = 1;
-  a.ids = std::move(ids);
-  return a;
-}
-
-std::string Sample(uint64_t id, uint64_t ip, uint64_t time) {
-  return RecordBuilder(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER)
-      .U64(id).U64(ip).U32(10).U32(11).U64(time).U64(1000).Finish();
-}
-
-// COMM with a TID|TIME|IDENTIFIER trailer.
-std::string Comm(uint64_t id, const std::string& name, uint64_t time) {
-  return RecordBuilder(PERF_RECORD_COMM, 0).U32(10).U32(11).Str(name)
-      .U32(10).U32(11).U64(time).U64(id).Finish();
-}
-
-std::string FinishedRound() { return RecordBuilder(68, 0).Finish(); }
-
-// A file-mode image: header | ids | attrs (attr_size = attr.size + 16) |
-// data | feature table | payloads.
-std::string FileImage(const std::vector<Attr>& attrs, const std::string& data,
-                      const std::vector<std::pair<int, std::string>>& features = {},
-                      uint32_t attr_struct_size = sizeof(perf_event_attr)) {
-  std::string ids, attr_bytes;
-  uint64_t ids_size = 0;
-  for (const Attr& a : attrs) ids_size += 8 * a.ids.size();
-  uint64_t next_ids = kFileHeaderSize;
-  for (const Attr& a : attrs) {
-    for (uint64_t id : a.ids) Append<uint64_t>(&ids, id);
-    std::string raw(attr_struct_size, '\0');
-    perf_event_attr attr = a.attr;
-    attr.size = attr_struct_size;
-    std::memcpy(raw.data(), &attr, std::min<size_t>(attr_struct_size, sizeof attr));
-    attr_bytes += raw;
-    Append<uint64_t>(&attr_bytes, next_ids);
-    Append<uint64_t>(&attr_bytes, 8 * a.ids.size());
-    next_ids += 8 * a.ids.size();
-  }
-  const uint64_t attrs_offset = kFileHeaderSize + ids_size;
-  const uint64_t data_offset = attrs_offset + attr_bytes.size();
-  std::string table, payloads;
-  uint64_t payload_offset = data_offset + data.size() + 16 * features.size();
-  uint64_t bits[4] = {0, 0, 0, 0};
-  for (const auto& [bit, payload] : features) {
-    bits[bit / 64] |= 1ULL << (bit % 64);
-    Append<uint64_t>(&table, payload_offset);
-    Append<uint64_t>(&table, payload.size());
-    payload_offset += payload.size();
-    payloads += payload;
-  }
-  std::string h;
-  Append<uint64_t>(&h, kMagic);
-  Append<uint64_t>(&h, kFileHeaderSize);
-  Append<uint64_t>(&h, attr_struct_size + 16);
-  Append<uint64_t>(&h, attrs_offset);
-  Append<uint64_t>(&h, attr_bytes.size());
-  Append<uint64_t>(&h, data_offset);
-  Append<uint64_t>(&h, data.size());
-  Append<uint64_t>(&h, 0);
-  Append<uint64_t>(&h, 0);
-  for (uint64_t b : bits) Append<uint64_t>(&h, b);
-  return h + ids + attr_bytes + data + table + payloads;
-}
-
-std::string PipeImage(const std::vector<Attr>& attrs, const std::string& data) {
-  std::string out;
-  Append<uint64_t>(&out, kMagic);
-  Append<uint64_t>(&out, kPipeHeaderSize);
-  for (const Attr& a : attrs) {
-    RecordBuilder b(kRecordHeaderAttr, 0);
-    b.Raw(&a.attr, sizeof a.attr);
-    for (uint64_t id : a.ids) b.U64(id);
-    out += b.Finish();
-  }
-  return out + data;
-}
-
-std::string TwoEventData() {
-  return Comm(0, "synth", 0) + Sample(1, 0x1000, 10) + Sample(2, 0x2000, 20) +
-         FinishedRound() + Sample(1, 0x3000, 30);
-}
-
-std::vector<Attr> TwoEvents() { return {MakeAttr(PERF_COUNT_SW_CPU_CLOCK, {1}), MakeAttr(PERF_COUNT_SW_TASK_CLOCK, {2})}; }
+using test_util::Sample;
+using test_util::TwoEventData;
+using test_util::TwoEvents;
 
 // Every record ForEachRecord hands out (COMPRESSED chunks left out),
 // concatenated; or the error.
@@ -256,179 +163,6 @@ TEST(ReaderTest, UnknownTypesAreHandedOutAndCounted) {
   ASSERT_TRUE((*r)->ForEachRecord([&](const RecordRef&) { ++n; return absl::OkStatus(); }).ok());
   EXPECT_EQ(n, 2);
   EXPECT_EQ((*r)->stats().unknown_types.at(99), 1u);
-}
-
-// ---------------------------------------------------------------------------
-// The dump.
-
-// The dump of the file at options.path (stdout; stderr into *err_out).
-std::string DumpFile(const DumpOptions& options, std::string* err_out = nullptr) {
-  char* out_buf = nullptr;
-  size_t out_len = 0;
-  char* err_buf = nullptr;
-  size_t err_len = 0;
-  FILE* out = open_memstream(&out_buf, &out_len);
-  FILE* err = open_memstream(&err_buf, &err_len);
-  const absl::Status s = RunDump(options, out, err);
-  fclose(out);
-  fclose(err);
-  std::string result(out_buf, out_len), errors(err_buf, err_len);
-  free(out_buf);
-  free(err_buf);
-  EXPECT_TRUE(s.ok()) << s;
-  if (err_out) *err_out = errors;
-  return result;
-}
-
-std::string Dump(const std::string& image, DumpOptions options, std::string* err_out = nullptr) {
-  const std::string path = TempPath("dump.data");
-  test_util::WriteFileOrDie(path, image);
-  options.path = path;
-  return DumpFile(options, err_out);
-}
-
-std::vector<nlohmann::json> Lines(const std::string& text) {
-  std::vector<nlohmann::json> out;
-  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
-    out.push_back(nlohmann::json::parse(line));
-  }
-  return out;
-}
-
-TEST(DumpTest, JsonLinesHaveOneParsableObjectPerRecordWithTheEventName) {
-  const std::vector<nlohmann::json> lines = Lines(Dump(FileImage(TwoEvents(), TwoEventData()), {}));
-  ASSERT_EQ(lines.size(), 5u);
-  EXPECT_EQ(lines[0]["type"], "COMM");
-  EXPECT_EQ(lines[2]["type"], "SAMPLE");
-  EXPECT_EQ(lines[2]["event"], "task-clock");
-  EXPECT_EQ(lines[2]["ip"], "0x2000");
-  EXPECT_EQ(lines[3]["type"], "FINISHED_ROUND");
-}
-
-TEST(DumpTest, SortTimeOrdersRecordsByTimestampStably) {
-  const std::string data = Sample(1, 0x3, 30) + Sample(1, 0x1, 10) + FinishedRound() + Sample(2, 0x2, 20) + Sample(1, 0x4, 20);
-  DumpOptions options;
-  options.sort = DumpOptions::Sort::kTime;
-  std::vector<std::string> ips;
-  for (const nlohmann::json& j : Lines(Dump(FileImage(TwoEvents(), data), options))) {
-    if (j["type"] == "SAMPLE") ips.push_back(j["ip"]);
-  }
-  EXPECT_EQ(ips, (std::vector<std::string>{"0x1", "0x2", "0x4", "0x3"}));
-}
-
-// perf record -z (see testdata/README.md): two COMPRESSED chunks, two CPUs'
-// rings, so file order is not time order.
-constexpr char kPerfZ[] = "tests/perfdata/testdata/perf_record_z.data";
-
-// The time a line sorts by, as TimeOrderedRecords documents it: its own
-// ("time" or the sample_id trailer's) when not 0, else that of the line before.
-uint64_t SortTime(const nlohmann::json& j, uint64_t previous) {
-  uint64_t t = 0;
-  if (j.contains("time")) t = j["time"].get<uint64_t>();
-  else if (j.contains("sample_id") && j["sample_id"].contains("time")) t = j["sample_id"]["time"].get<uint64_t>();
-  return t != 0 ? t : previous;
-}
-
-TEST(DumpTest, SortTimeOfACompressedFileIsItsFileOrderSortedForAnyThreads) {
-  DumpOptions options;
-  options.path = kPerfZ;
-  options.threads = 1;
-  const std::vector<nlohmann::json> file_order = Lines(DumpFile(options));
-  ASSERT_GT(file_order.size(), 40u);
-  std::vector<std::pair<uint64_t, std::string>> keyed;  // stable_sort keeps file order on ties
-  uint64_t t = 0;
-  for (const nlohmann::json& j : file_order) {
-    t = SortTime(j, t);
-    keyed.emplace_back(t, j.dump());
-  }
-  ASSERT_FALSE(std::is_sorted(keyed.begin(), keyed.end(),
-                              [](const auto& a, const auto& b) { return a.first < b.first; }))
-      << "the test file should not be in time order already";
-  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::string expected;
-  for (const auto& [time, line] : keyed) expected += line + "\n";
-  options.sort = DumpOptions::Sort::kTime;
-  for (int threads = 1; threads <= 4; ++threads) {
-    options.threads = threads;
-    std::string got;
-    for (const nlohmann::json& j : Lines(DumpFile(options))) got += j.dump() + "\n";
-    EXPECT_EQ(got, expected) << threads << " threads";
-  }
-}
-
-TEST(DumpTest, HeaderIsOneJsonObjectWithEventsAndFeatures) {
-  DumpOptions options;
-  options.header_only = true;
-  const std::string out = Dump(FileImage(TwoEvents(), TwoEventData(), {{kFeatHostname, EncodeString("box")}}), options);
-  const nlohmann::json j = nlohmann::json::parse(out);
-  EXPECT_EQ(j["mode"], "file");
-  EXPECT_EQ(j["features"]["hostname"], "box");
-  EXPECT_EQ(j["events"][1]["name"], "task-clock");
-  EXPECT_EQ(j["events"][1]["ids"], nlohmann::json::array({2}));
-}
-
-// Reads LosslessUtf8's text back into bytes: "\\" is a backslash, "\xHH" byte HH.
-std::string FromLossless(const std::string& s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\\' && i + 1 < s.size() && s[i + 1] == '\\') {
-      out.push_back('\\');
-      ++i;
-    } else if (s[i] == '\\' && i + 3 < s.size() && s[i + 1] == 'x') {
-      out.push_back(static_cast<char>(std::stoi(s.substr(i + 2, 2), nullptr, 16)));
-      i += 3;
-    } else {
-      out.push_back(s[i]);
-    }
-  }
-  return out;
-}
-
-// Such strings once aborted the dump (nlohmann::json type_error 316).
-TEST(DumpTest, HeaderStringsThatAreNotUtf8AreEscapedLosslessly) {
-  const std::string host = "box\xff\xfe";
-  const std::string release = "6.1\xc3(";             // a cut sequence
-  const std::string version = "v\\x41\xe9";           // a real "\x41", then Latin-1 é
-  const std::vector<std::string> cmdline = {"perf", "r\xc0\xaf" "ecord", "caf\xc3\xa9"};  // overlong '/', UTF-8 é
-  EventDescEntry a{TwoEvents()[0].attr, "ev\xff", {1}}, b{TwoEvents()[1].attr, "second", {2}};
-  DumpOptions options;
-  options.header_only = true;
-  const std::string out = Dump(FileImage(TwoEvents(), TwoEventData(),
-                                         {{kFeatHostname, EncodeString(host)},
-                                          {kFeatOsRelease, EncodeString(release)},
-                                          {kFeatVersion, EncodeString(version)},
-                                          {kFeatCmdline, EncodeStringList(cmdline)},
-                                          {kFeatEventDesc, EncodeEventDesc({a, b})}}),
-                               options);
-  const nlohmann::json j = nlohmann::json::parse(out);
-  const nlohmann::json& f = j["features"];
-  EXPECT_EQ(f["hostname"], "box\\xff\\xfe");
-  EXPECT_EQ(f["os_release"], "6.1\\xc3(");
-  EXPECT_EQ(f["version"], "v\\\\x41\\xe9");
-  EXPECT_EQ(f["cmdline"], nlohmann::json::array({"perf", "r\\xc0\\xafecord", "caf\xc3\xa9"}));
-  EXPECT_EQ(j["events"][0]["name"], "ev\\xff");
-  EXPECT_EQ(f["event_desc"][0]["name"], "ev\\xff");
-  EXPECT_EQ(FromLossless(f["hostname"]), host);
-  EXPECT_EQ(FromLossless(f["os_release"]), release);
-  EXPECT_EQ(FromLossless(f["version"]), version);
-  for (size_t i = 0; i < cmdline.size(); ++i) EXPECT_EQ(FromLossless(f["cmdline"][i]), cmdline[i]);
-}
-
-TEST(DumpTest, PerfJsonIsOneDocumentOfTimeOrderedSamples) {
-  DumpOptions options;
-  options.format = DumpOptions::Format::kPerfJson;
-  const nlohmann::json j = nlohmann::json::parse(Dump(FileImage(TwoEvents(), TwoEventData()), options));
-  EXPECT_EQ(j["linux-perf-json-version"], 1);
-  ASSERT_EQ(j["samples"].size(), 3u);
-  EXPECT_EQ(j["samples"][0]["timestamp"], 10);
-  EXPECT_EQ(j["samples"][0]["comm"], "synth");
-  EXPECT_EQ(j["samples"][0]["callchain"], nlohmann::json::parse(R"([{"ip": "0x1000"}])"));
-}
-
-TEST(DumpTest, UnknownTypesAreReportedOnStderr) {
-  std::string err;
-  Dump(FileImage(TwoEvents(), RecordBuilder(99, 0).U64(7).Finish()), {}, &err);
-  EXPECT_TRUE(absl::StrContains(err, "unknown type 99")) << err;
 }
 
 // ---------------------------------------------------------------------------
@@ -608,21 +342,6 @@ TEST(MalformedTest, IdIndexIdThatMatchesNoAttr) {
 TEST(MalformedTest, SampleBeforeAnyAttrInAPipe) {
   const std::string image = PipeImage({}, Sample(1, 1, 1));
   ExpectMalformedAt(ReadAll(image), "offset 0x10:", "before any attr");
-}
-
-TEST(MalformedTest, TruncatedSampleBodyIsADecodeErrorNamingTheOffset) {
-  // A SAMPLE whose header.size is too small for its sample_type.
-  const std::string shortie = RecordBuilder(PERF_RECORD_SAMPLE, 0).U64(1).U64(0x10).Finish();
-  const std::string path = TempPath("short.data");
-  test_util::WriteFileOrDie(path, FileImage({MakeAttr(0, {1})}, shortie));
-  DumpOptions options;
-  options.path = path;
-  FILE* out = fopen("/dev/null", "w");
-  const absl::Status s = RunDump(options, out);
-  fclose(out);
-  ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_TRUE(absl::StartsWith(s.message(), "offset 0x")) << s;
 }
 
 TEST(MalformedTest, RandomByteFlipsNeverCrash) {

@@ -18,7 +18,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "perfdata/dump.h"
+#include "cli/dump.h"
 #include "perfdata/format.h"
 #include "perfdata/reader.h"
 #include "perfdata/writer.h"
@@ -255,9 +255,9 @@ TEST(TracingData, BrokenTracingDataLeavesFieldsUndecodedAndSaysWhy) {
   size_t out_len = 0, err_len = 0;
   FILE* out = open_memstream(&out_buf, &out_len);
   FILE* err = open_memstream(&err_buf, &err_len);
-  DumpOptions options;
+  cli::DumpOptions options;
   options.path = path;
-  EXPECT_TRUE(RunDump(options, out, err).ok());
+  EXPECT_TRUE(cli::RunDump(options, out, err).ok());
   fclose(out);
   fclose(err);
   const std::string dumped(out_buf, out_len), warned(err_buf, err_len);
@@ -277,9 +277,9 @@ TEST(TracingData, DumpRendersFieldsByName) {
   char* buf = nullptr;
   size_t len = 0;
   FILE* out = open_memstream(&buf, &len);
-  DumpOptions options;
+  cli::DumpOptions options;
   options.path = path;
-  EXPECT_TRUE(RunDump(options, out, stderr).ok());
+  EXPECT_TRUE(cli::RunDump(options, out, stderr).ok());
   fclose(out);
   const std::string dumped(buf, len);
   free(buf);

@@ -38,7 +38,7 @@ AttrContext CommandContext() {
   return context;
 }
 
-perf_event_attr Build(const EventSpec& spec, const RecordOptions& options, const AttrContext& context,
+perf_event_attr Build(const EventSpec& spec, const SamplerOptions& options, const AttrContext& context,
                       EventRole role = EventRole{}) {
   absl::StatusOr<perf_event_attr> attr = BuildEventAttr(spec, options, context, role);
   EXPECT_TRUE(attr.ok()) << attr.status();
@@ -46,7 +46,7 @@ perf_event_attr Build(const EventSpec& spec, const RecordOptions& options, const
 }
 
 TEST(BuildEventAttr, DefaultsOfPerfRecord) {
-  const perf_event_attr attr = Build(Software(PERF_COUNT_SW_CPU_CLOCK), RecordOptions{}, CommandContext());
+  const perf_event_attr attr = Build(Software(PERF_COUNT_SW_CPU_CLOCK), SamplerOptions{}, CommandContext());
   EXPECT_EQ(attr.size, sizeof(perf_event_attr));
   EXPECT_EQ(attr.sample_type, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
                                   PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD);
@@ -62,7 +62,7 @@ TEST(BuildEventAttr, DefaultsOfPerfRecord) {
 }
 
 TEST(BuildEventAttr, OnlyTheTrackingEventCarriesSideBand) {
-  RecordOptions options;
+  SamplerOptions options;
   options.switch_events = true;
   options.namespaces = true;
   EventRole tracking;
@@ -78,14 +78,14 @@ TEST(BuildEventAttr, OnlyTheTrackingEventCarriesSideBand) {
 TEST(BuildEventAttr, SystemWideSamplesTheCpu) {
   AttrContext context;
   context.sample_cpu = true;
-  const perf_event_attr attr = Build(Software(0), RecordOptions{}, context);
+  const perf_event_attr attr = Build(Software(0), SamplerOptions{}, context);
   EXPECT_TRUE(attr.sample_type & PERF_SAMPLE_CPU);
   EXPECT_FALSE(attr.enable_on_exec);
   EXPECT_FALSE(attr.inherit);
 }
 
 TEST(BuildEventAttr, SampleFieldsOnRequest) {
-  RecordOptions options;
+  SamplerOptions options;
   options.sample_addr = true;
   options.sample_weight = true;
   options.sample_data_src = true;
@@ -102,7 +102,7 @@ TEST(BuildEventAttr, SampleFieldsOnRequest) {
 }
 
 TEST(BuildEventAttr, FramePointerCallchain) {
-  RecordOptions options;
+  SamplerOptions options;
   options.call_graph.mode = CallGraphMode::kFramePointer;
   const perf_event_attr attr = Build(Software(0), options, AttrContext{});
   EXPECT_TRUE(attr.sample_type & PERF_SAMPLE_CALLCHAIN);
@@ -110,7 +110,7 @@ TEST(BuildEventAttr, FramePointerCallchain) {
 }
 
 TEST(BuildEventAttr, DwarfCallchainDumpsRegistersAndStack) {
-  RecordOptions options;
+  SamplerOptions options;
   options.call_graph = {CallGraphMode::kDwarf, 16384};
   const perf_event_attr attr = Build(Software(0), options, AttrContext{});
   EXPECT_TRUE(attr.sample_type & PERF_SAMPLE_CALLCHAIN);
@@ -130,7 +130,7 @@ TEST(BuildEventAttr, DwarfCallchainDumpsRegistersAndStack) {
 // The unwinder finds .eh_frame_hdr through the non-executable mappings of a
 // binary, which the kernel reports only with mmap_data, as perf sets it.
 TEST(BuildEventAttr, DwarfCallchainRecordsDataMappings) {
-  RecordOptions options;
+  SamplerOptions options;
   options.call_graph = {CallGraphMode::kDwarf, 8192};
   EventRole tracking;
   tracking.tracking = true;
@@ -149,7 +149,7 @@ TEST(BuildEventAttr, FixedPeriodIsNotSampledSoTheKernelKeepsIt) {
   context.rate = SamplingRate{false, 10000, true};
   for (const EventSpec& spec : {Software(PERF_COUNT_SW_PAGE_FAULTS), Tracepoint(),
                                 Software(PERF_COUNT_SW_CPU_CLOCK)}) {
-    const perf_event_attr attr = Build(spec, RecordOptions{}, context);
+    const perf_event_attr attr = Build(spec, SamplerOptions{}, context);
     EXPECT_FALSE(attr.freq) << spec.name;
     EXPECT_EQ(attr.sample_period, 10000u) << spec.name;
     EXPECT_FALSE(attr.sample_type & PERF_SAMPLE_PERIOD) << spec.name;
@@ -157,22 +157,22 @@ TEST(BuildEventAttr, FixedPeriodIsNotSampledSoTheKernelKeepsIt) {
   EventSpec own = Software(PERF_COUNT_SW_PAGE_FAULTS);
   own.attr.sample_period = 50;
   own.has_own_period = true;
-  EXPECT_FALSE(Build(own, RecordOptions{}, CommandContext()).sample_type & PERF_SAMPLE_PERIOD);
+  EXPECT_FALSE(Build(own, SamplerOptions{}, CommandContext()).sample_type & PERF_SAMPLE_PERIOD);
 }
 
 TEST(BuildEventAttr, FrequencyAndPeriodOneSampleThePeriod) {
   AttrContext context = CommandContext();
   context.rate = SamplingRate{true, 100, true};
-  EXPECT_TRUE(Build(Software(PERF_COUNT_SW_PAGE_FAULTS), RecordOptions{}, context).sample_type &
+  EXPECT_TRUE(Build(Software(PERF_COUNT_SW_PAGE_FAULTS), SamplerOptions{}, context).sample_type &
               PERF_SAMPLE_PERIOD);
-  EXPECT_TRUE(Build(Tracepoint(), RecordOptions{}, context).sample_type & PERF_SAMPLE_PERIOD);
+  EXPECT_TRUE(Build(Tracepoint(), SamplerOptions{}, context).sample_type & PERF_SAMPLE_PERIOD);
   // Tracepoints by default: period 1, PERIOD sampled, as perf.
-  EXPECT_TRUE(Build(Tracepoint(), RecordOptions{}, CommandContext()).sample_type &
+  EXPECT_TRUE(Build(Tracepoint(), SamplerOptions{}, CommandContext()).sample_type &
               PERF_SAMPLE_PERIOD);
 }
 
 TEST(BuildEventAttr, TracepointsSampleEveryHitWithRawAndCpu) {
-  const perf_event_attr attr = Build(Tracepoint(), RecordOptions{}, CommandContext());
+  const perf_event_attr attr = Build(Tracepoint(), SamplerOptions{}, CommandContext());
   EXPECT_FALSE(attr.freq);
   EXPECT_EQ(attr.sample_period, 1u);
   EXPECT_TRUE(attr.sample_type & PERF_SAMPLE_RAW);
@@ -182,7 +182,7 @@ TEST(BuildEventAttr, TracepointsSampleEveryHitWithRawAndCpu) {
 TEST(BuildEventAttr, UserPeriodAppliesToTracepointsToo) {
   AttrContext context;
   context.rate = SamplingRate{false, 10, true};
-  const perf_event_attr attr = Build(Tracepoint(), RecordOptions{}, context);
+  const perf_event_attr attr = Build(Tracepoint(), SamplerOptions{}, context);
   EXPECT_FALSE(attr.freq);
   EXPECT_EQ(attr.sample_period, 10u);
 }
@@ -191,7 +191,7 @@ TEST(BuildEventAttr, SpecPeriodWins) {
   EventSpec spec = Software(0);
   spec.attr.sample_period = 777;
   spec.has_own_period = true;
-  const perf_event_attr attr = Build(spec, RecordOptions{}, AttrContext{});
+  const perf_event_attr attr = Build(spec, SamplerOptions{}, AttrContext{});
   EXPECT_FALSE(attr.freq);
   EXPECT_EQ(attr.sample_period, 777u);
 }
@@ -201,13 +201,13 @@ TEST(BuildEventAttr, SpecPeriodWins) {
 TEST(BuildEventAttr, GroupMembersSampleOnTheirOwn) {
   EventRole leader;
   leader.in_group = true;
-  const perf_event_attr lead = Build(Software(0), RecordOptions{}, CommandContext(), leader);
+  const perf_event_attr lead = Build(Software(0), SamplerOptions{}, CommandContext(), leader);
   EXPECT_EQ(lead.read_format, PERF_FORMAT_ID | PERF_FORMAT_LOST);
   EXPECT_FALSE(lead.sample_type & PERF_SAMPLE_READ);
   EXPECT_TRUE(lead.disabled);
   EventRole member = leader;
   member.leader = false;
-  const perf_event_attr follower = Build(Software(2), RecordOptions{}, CommandContext(), member);
+  const perf_event_attr follower = Build(Software(2), SamplerOptions{}, CommandContext(), member);
   EXPECT_EQ(follower.read_format, PERF_FORMAT_ID | PERF_FORMAT_LOST);
   EXPECT_FALSE(follower.sample_type & PERF_SAMPLE_READ);
   EXPECT_TRUE(follower.freq);
@@ -222,14 +222,14 @@ TEST(BuildEventAttr, LeaderSamplingReadsTheGroup) {
   EventRole leader;
   leader.in_group = true;
   leader.leader_sampling = true;
-  const perf_event_attr lead = Build(Software(0), RecordOptions{}, CommandContext(), leader);
+  const perf_event_attr lead = Build(Software(0), SamplerOptions{}, CommandContext(), leader);
   EXPECT_EQ(lead.read_format, PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_LOST);
   EXPECT_TRUE(lead.sample_type & PERF_SAMPLE_READ);
   EXPECT_TRUE(lead.freq);
   EXPECT_EQ(lead.sample_freq, 4000u);
   EventRole member = leader;
   member.leader = false;
-  const perf_event_attr follower = Build(Software(2), RecordOptions{}, CommandContext(), member);
+  const perf_event_attr follower = Build(Software(2), SamplerOptions{}, CommandContext(), member);
   EXPECT_EQ(follower.read_format, PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_LOST);
   EXPECT_TRUE(follower.sample_type & PERF_SAMPLE_READ);
   EXPECT_FALSE(follower.freq);
@@ -237,13 +237,13 @@ TEST(BuildEventAttr, LeaderSamplingReadsTheGroup) {
   // A lone event with :S reads itself.
   EventRole lone;
   lone.leader_sampling = true;
-  const perf_event_attr single = Build(Software(0), RecordOptions{}, CommandContext(), lone);
+  const perf_event_attr single = Build(Software(0), SamplerOptions{}, CommandContext(), lone);
   EXPECT_TRUE(single.sample_type & PERF_SAMPLE_READ);
   EXPECT_EQ(single.read_format, PERF_FORMAT_ID | PERF_FORMAT_LOST);
 }
 
 TEST(BuildEventAttr, WakeupOptions) {
-  RecordOptions options;
+  SamplerOptions options;
   options.wakeup_events = 10;
   perf_event_attr attr = Build(Software(0), options, CommandContext());
   EXPECT_FALSE(attr.watermark);
@@ -256,7 +256,7 @@ TEST(BuildEventAttr, WakeupOptions) {
 }
 
 TEST(BuildEventAttr, ClockId) {
-  RecordOptions options;
+  SamplerOptions options;
   options.clockid = CLOCK_MONOTONIC_RAW;
   const perf_event_attr attr = Build(Software(0), options, AttrContext{});
   EXPECT_TRUE(attr.use_clockid);
@@ -273,7 +273,7 @@ class SamplingRateTest : public ::testing::Test {
     return ResolveSamplingRate(options_, [this](const std::string& line) { notices_.push_back(line); });
   }
   FakeTree tree_;
-  RecordOptions options_;
+  SamplerOptions options_;
   std::vector<std::string> notices_;
 };
 

@@ -1,0 +1,125 @@
+#include "record/capture_summary.h"
+
+#include <sys/wait.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "decode/views.h"
+
+namespace perfring {
+namespace {
+
+void CountInto(const RecordView& record, LossCounts* counts) {
+  switch (record.header->type) {
+    case PERF_RECORD_SAMPLE:
+      ++counts->samples;
+      break;
+    case PERF_RECORD_LOST:  // {u64 id; u64 lost}
+      ++counts->lost_records;
+      if (record.size >= 24) counts->lost += LoadUnaligned<uint64_t>(record.bytes + 16);
+      break;
+    case PERF_RECORD_LOST_SAMPLES:  // {u64 lost}
+      if (record.size >= 16) counts->lost_samples += LoadUnaligned<uint64_t>(record.bytes + 8);
+      break;
+    case PERF_RECORD_THROTTLE:
+      ++counts->throttles;
+      break;
+    case PERF_RECORD_UNTHROTTLE:
+      ++counts->unthrottles;
+      break;
+    default:
+      break;
+  }
+}
+
+std::string Describe(const LossCounts& c) {
+  std::string text = absl::StrCat(c.samples, " samples");
+  if (c.lost_records != 0) {
+    absl::StrAppend(&text, ", ", c.lost, " lost in ", c.lost_records, " LOST records");
+  }
+  if (c.lost_samples != 0) absl::StrAppend(&text, ", ", c.lost_samples, " LOST_SAMPLES");
+  if (c.throttles != 0) {
+    absl::StrAppend(&text, ", throttled ", c.throttles, "x (unthrottled ", c.unthrottles, "x)");
+  }
+  return text;
+}
+
+}  // namespace
+
+void LossCounts::Add(const LossCounts& o) {
+  samples += o.samples;
+  lost += o.lost;
+  lost_records += o.lost_records;
+  lost_samples += o.lost_samples;
+  throttles += o.throttles;
+  unthrottles += o.unthrottles;
+}
+
+void CountRecord(const RecordView& record, int event, int cpu, CaptureSummary* summary) {
+  ++summary->records;
+  summary->record_bytes += record.size;
+  if (event < 0) {
+    ++summary->unattributed_records;
+  } else {
+    EventSummary& e = summary->events[event];
+    CountInto(record, &e.counts);
+    CountInto(record, &e.per_cpu[cpu]);
+  }
+  CountInto(record, &summary->total);
+  CountInto(record, &summary->per_cpu[cpu]);
+}
+
+std::string DescribeWaitStatus(int wait_status) {
+  if (WIFSIGNALED(wait_status)) {
+    return absl::StrCat("was killed by signal ", WTERMSIG(wait_status), " (",
+                        strsignal(WTERMSIG(wait_status)), ")");
+  }
+  return absl::StrCat("exited with status ", WEXITSTATUS(wait_status));
+}
+
+std::string RenderSummary(const CaptureSummary& s, absl::string_view output_name) {
+  std::string out;
+  absl::StrAppend(&out, "[ perfring record: Woken up ", s.wakeups, " times to write data ]\n");
+  const uint64_t bytes = s.output_bytes != 0 ? s.output_bytes : s.record_bytes;
+  absl::StrAppend(&out, absl::StrFormat("[ perfring record: Captured and wrote %.3f MB%s%s (%d samples) ]\n",
+                                        bytes / (1024.0 * 1024.0), output_name.empty() ? "" : " ",
+                                        output_name, s.total.samples));
+  const bool kernel_saw_more = s.kernel_lost > s.total.lost;
+  if (s.total.any_loss() || s.kernel_lost != 0) {
+    std::string line = absl::StrCat("[ perfring record: LOST ", s.total.lost, " events in ",
+                                     s.total.lost_records, " LOST records");
+    if (s.total.lost_samples != 0) absl::StrAppend(&line, ", ", s.total.lost_samples, " in LOST_SAMPLES");
+    absl::StrAppend(&line, "; the kernel counted ", s.kernel_lost, " lost samples (PERF_FORMAT_LOST)");
+    if (kernel_saw_more) absl::StrAppend(&line, ", ", s.kernel_lost - s.total.lost, " of them after the last LOST record");
+    if (s.lost_reported_at_end != 0)
+      absl::StrAppend(&line, "; ", s.lost_reported_at_end,
+                      " of the LOST were not reported by the kernel before the end and were added from its count");
+    if (s.total.throttles != 0) absl::StrAppend(&line, "; throttled ", s.total.throttles, "x");
+    absl::StrAppend(&out, line, " ]\n");
+    if (s.total.lost != 0) absl::StrAppend(&out, "[ perfring record: the rings overflowed: try a larger -m, a lower -F, or fewer events ]\n");
+    for (const EventSummary& e : s.events) {
+      if (!e.counts.any_loss() && e.kernel_lost == 0) continue;
+      absl::StrAppend(&out, "    ", e.name, ": ", Describe(e.counts), "; kernel lost ", e.kernel_lost, "\n");
+      for (const auto& [cpu, counts] : e.per_cpu) {
+        if (counts.any_loss()) absl::StrAppend(&out, "      cpu ", cpu, ": ", Describe(counts), "\n");
+      }
+    }
+  }
+  if (s.unattributed_records != 0) {
+    absl::StrAppend(&out, "[ perfring record: ", s.unattributed_records,
+                    " records matched no event (kept, without an event name) ]\n");
+  }
+  if (s.reader_resyncs != 0) {
+    absl::StrAppend(&out, "[ perfring record: skipped ", s.reader_skipped_bytes,
+                    " bytes of corrupt ring data in ", s.reader_resyncs, " places ]\n");
+  }
+  if (s.command_status) {
+    const int status = *s.command_status;
+    if ((WIFEXITED(status) && WEXITSTATUS(status) != 0) || WIFSIGNALED(status)) {
+      absl::StrAppend(&out, "[ perfring record: the command ", DescribeWaitStatus(status), " ]\n");
+    }
+  }
+  return out;
+}
+
+}  // namespace perfring

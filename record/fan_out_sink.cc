@@ -1,0 +1,35 @@
+#include "record/fan_out_sink.h"
+
+namespace perfring {
+
+absl::Status FanOutSink::Begin(const EventTable& events) {
+  for (RecordSink* sink : sinks_)
+    if (absl::Status s = sink->Begin(events); !s.ok()) return s;
+  return absl::OkStatus();
+}
+
+absl::Status FanOutSink::Write(const RecordView& rec, const EventInfo* event) {
+  for (RecordSink* sink : sinks_)
+    if (absl::Status s = sink->Write(rec, event); !s.ok()) return s;
+  return absl::OkStatus();
+}
+
+absl::Status FanOutSink::EndRound() {
+  for (RecordSink* sink : sinks_)
+    if (absl::Status s = sink->EndRound(); !s.ok()) return s;
+  return absl::OkStatus();
+}
+
+absl::Status FanOutSink::End(const CaptureSummary& summary) {
+  absl::Status status;
+  for (RecordSink* sink : sinks_) status.Update(sink->End(summary));
+  return status;
+}
+
+uint64_t FanOutSink::BytesWritten() const {
+  uint64_t bytes = 0;
+  for (const RecordSink* sink : sinks_) bytes += sink->BytesWritten();
+  return bytes;
+}
+
+}  // namespace perfring

@@ -1,0 +1,55 @@
+// A RecordSink that writes JSON Lines (JsonLinesSink) to a path: a file
+// created in Begin (only once the events are open), or stdout for "-".
+//
+// The path follows perfdata/output_file.h: a previous regular file is kept as
+// PATH.old, said in one notice line; a directory, socket or block device is
+// refused. A file-size limit (EFBIG) is one error line naming the path; the
+// file is then cut after its last whole line, so every line in it parses.
+// The sink owns the file descriptor (closed by the destructor, stdout
+// excepted) and the JsonLinesSink over it. Not thread-safe: the session's
+// thread only.
+#ifndef PERFRING_RECORD_JSON_LINES_FILE_SINK_H_
+#define PERFRING_RECORD_JSON_LINES_FILE_SINK_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "record/json_lines_sink.h"
+#include "record/record_sink.h"
+
+namespace perfring {
+
+class JsonLinesFileSink : public RecordSink {
+ public:
+  // `notice` gets "kept the previous PATH as PATH.old" (one line, no '\n').
+  JsonLinesFileSink(std::string path, std::function<void(const std::string&)> notice)
+      : path_(std::move(path)), notice_(std::move(notice)) {}
+  ~JsonLinesFileSink() override;  // flushes, trims after a failure, closes
+
+  absl::Status Begin(const EventTable& events) override;
+  absl::Status Write(const RecordView& rec, const EventInfo* event) override;
+  absl::Status EndRound() override;
+  absl::Status End(const CaptureSummary& summary) override;  // flushes
+  uint64_t BytesWritten() const override { return json_ ? json_->BytesWritten() : 0; }
+
+  // Records that did not decode (written as MALFORMED lines).
+  uint64_t malformed_records() const { return json_ ? json_->malformed_records() : 0; }
+  std::string first_malformed_error() const {
+    return json_ ? json_->first_malformed_error() : std::string();
+  }
+
+ private:
+  // The JSON sink's error, with EFBIG as FileSizeLimitError.
+  absl::Status Failed(absl::Status status);
+
+  std::string path_;
+  std::function<void(const std::string&)> notice_;
+  int fd_ = -1;
+  std::unique_ptr<JsonLinesSink> json_;
+  bool failed_ = false;  // trim to whole lines once the sink is gone
+};
+
+}  // namespace perfring
+
+#endif  // PERFRING_RECORD_JSON_LINES_FILE_SINK_H_

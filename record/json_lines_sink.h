@@ -1,0 +1,51 @@
+// A RecordSink that writes every record as one line of JSON (DESIGN.md's
+// schema, rendered by json/record_json.h) to a file descriptor, in large
+// buffered writes.
+//
+// A record that does not decode is never fatal: it is counted and written as
+//   {"type":"MALFORMED","type_id":N,"misc":M,"size":S,"error":"..."}
+// so the gap is visible in the stream. Not thread-safe (one session calls it).
+#ifndef PERFRING_RECORD_JSON_LINES_SINK_H_
+#define PERFRING_RECORD_JSON_LINES_SINK_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "decode/record.h"
+#include "record/record_sink.h"
+
+namespace perfring {
+
+class JsonLinesSink : public RecordSink {
+ public:
+  // Writes to `fd`, which the caller owns and keeps open until End (or the
+  // sink's destruction). Output is buffered up to `buffer_bytes` per write(2).
+  explicit JsonLinesSink(int fd, size_t buffer_bytes = 1 << 20);
+  ~JsonLinesSink() override;
+
+  absl::Status Begin(const EventTable& events) override;
+  absl::Status Write(const RecordView& rec, const EventInfo* event) override;
+  absl::Status EndRound() override;
+  absl::Status End(const CaptureSummary& summary) override;  // flushes
+  uint64_t BytesWritten() const override { return bytes_written_ + buffer_.size(); }
+
+  uint64_t malformed_records() const { return malformed_records_; }
+  // The decoder's message for the first malformed record ("" if none).
+  const std::string& first_malformed_error() const { return first_malformed_error_; }
+
+ private:
+  absl::Status Flush();
+
+  int fd_;
+  size_t buffer_bytes_;
+  std::string buffer_;
+  uint64_t bytes_written_ = 0;
+  uint64_t malformed_records_ = 0;
+  std::string first_malformed_error_;
+  Record record_;  // reused by every Write
+};
+
+}  // namespace perfring
+
+#endif  // PERFRING_RECORD_JSON_LINES_SINK_H_

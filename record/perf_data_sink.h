@@ -1,0 +1,57 @@
+// A RecordSink that writes perf.data (perfdata::Writer): records byte for
+// byte, FINISHED_ROUND after every round of the session's time-ordered merge,
+// header and features at the end. "-" is pipe mode on stdout.
+//
+// When the events include tracepoints, the file gets the tracing data perf
+// script needs (perfdata/tracing_data.h), read from tracefs in Begin.
+//
+// The file is created in Begin, that is only once the events are open, so a
+// bad event spec or target never leaves an empty output behind nor renames an
+// old perf.data. The path follows perfdata/output_file.h (a previous regular
+// file is kept as PATH.old, said in one notice line; a directory, socket or
+// block device is refused). A file-size limit (EFBIG) is one error line and
+// the file is finished, so it stays readable. The sink owns the writer and
+// its file; the destructor finishes a file that End did not (a failed
+// capture). Not thread-safe: the session's thread only.
+#ifndef PERFRING_RECORD_PERF_DATA_SINK_H_
+#define PERFRING_RECORD_PERF_DATA_SINK_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "perfdata/writer.h"
+#include "record/record_sink.h"
+#include "sampler/system_paths.h"
+
+namespace perfring {
+
+class PerfDataSink : public RecordSink {
+ public:
+  // `notice` gets "kept the previous PATH as PATH.old" (one line, no '\n');
+  // `system` says where tracefs is (the tracing data of tracepoint events).
+  PerfDataSink(std::string path, perfdata::RecordingInfo info, SystemPaths system,
+               std::function<void(const std::string&)> notice)
+      : path_(std::move(path)), info_(std::move(info)), system_(std::move(system)),
+        notice_(std::move(notice)) {}
+  ~PerfDataSink() override;  // finishes the file if End did not
+
+  absl::Status Begin(const EventTable& events) override;
+  absl::Status Write(const RecordView& rec, const EventInfo* event) override;
+  absl::Status EndRound() override;
+  // Finishes the file (header sizes, features), so it is complete also after
+  // Ctrl-C, SIGTERM or --duration.
+  absl::Status End(const CaptureSummary& summary) override;
+  uint64_t BytesWritten() const override { return writer_ ? writer_->data_size() : 0; }
+
+ private:
+  std::string path_;
+  perfdata::RecordingInfo info_;
+  SystemPaths system_;
+  std::function<void(const std::string&)> notice_;
+  std::unique_ptr<perfdata::Writer> writer_;
+};
+
+}  // namespace perfring
+
+#endif  // PERFRING_RECORD_PERF_DATA_SINK_H_

@@ -1,0 +1,118 @@
+#include "record/record_options.h"
+
+#include <unistd.h>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+
+namespace perfring {
+namespace {
+
+constexpr uint32_t kMaxDwarfStack = 65528;  // largest 8-aligned u16, as perf's limit
+constexpr double kMaxDurationSeconds = 365.0 * 24 * 3600;
+
+bool IsPowerOfTwo(uint64_t n) { return n != 0 && (n & (n - 1)) == 0; }
+
+}  // namespace
+
+absl::StatusOr<CallGraph> ParseCallGraph(absl::string_view text) {
+  CallGraph graph;
+  if (text == "fp") {
+    graph.mode = CallGraphMode::kFramePointer;
+    return graph;
+  }
+  absl::string_view rest = text;
+  if (!absl::ConsumePrefix(&rest, "dwarf")) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bad --call-graph '", text, "': expected fp, dwarf or dwarf,SIZE (lbr is not supported)"));
+  }
+  graph.mode = CallGraphMode::kDwarf;
+  if (rest.empty()) return graph;
+  uint64_t size = 0;
+  if (!absl::ConsumePrefix(&rest, ",") || !absl::SimpleAtoi(rest, &size) || size == 0 ||
+      size > kMaxDwarfStack) {
+    return absl::InvalidArgumentError(absl::StrCat("bad --call-graph '", text,
+                                                   "': the stack dump size must be 1..",
+                                                   kMaxDwarfStack, " bytes"));
+  }
+  graph.dwarf_stack_size = static_cast<uint32_t>((size + 7) & ~uint64_t{7});
+  return graph;
+}
+
+absl::StatusOr<uint32_t> ParseMmapPages(absl::string_view text) {
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  absl::string_view digits = text;
+  uint64_t unit = 0;  // 0: a page count
+  if (!digits.empty()) {
+    switch (absl::ascii_toupper(static_cast<unsigned char>(digits.back()))) {
+      case 'B': unit = 1; break;
+      case 'K': unit = 1ull << 10; break;
+      case 'M': unit = 1ull << 20; break;
+      case 'G': unit = 1ull << 30; break;
+      default: break;
+    }
+    if (unit != 0) digits.remove_suffix(1);
+  }
+  uint64_t value = 0;
+  if (!absl::SimpleAtoi(digits, &value) || value == 0 || value > (1ull << 32)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("bad -m '", text, "': expected a number of pages or a size like 512K"));
+  }
+  uint64_t pages = value;
+  if (unit != 0) {
+    const uint64_t bytes = value * unit;
+    if (bytes % page != 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("bad -m '", text, "': not a whole number of ", page, "-byte pages"));
+    }
+    pages = bytes / page;
+  }
+  if (!IsPowerOfTwo(pages) || pages > (1u << 20)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bad -m '", text, "': ", pages, " pages is not a power of two (the kernel maps 2^n data pages)"));
+  }
+  return static_cast<uint32_t>(pages);
+}
+
+absl::StatusOr<double> ParseDuration(absl::string_view text) {
+  // Digits with at most one '.', at least one digit: no sign, exponent, hex,
+  // inf or nan, which strtod would take.
+  size_t digits = 0, dots = 0;
+  for (char c : text) {
+    if (absl::ascii_isdigit(static_cast<unsigned char>(c))) {
+      ++digits;
+    } else if (c == '.') {
+      ++dots;
+    } else {
+      digits = 0;
+      break;
+    }
+  }
+  double seconds = 0;
+  if (digits == 0 || dots > 1 || !absl::SimpleAtod(text, &seconds) || !(seconds > 0) ||
+      seconds > kMaxDurationSeconds) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bad --duration '", text,
+        "': expected seconds greater than 0, fractions allowed (2, 0.5), at most 31536000 (a year)"));
+  }
+  return seconds;
+}
+
+absl::StatusOr<clockid_t> ParseClockId(absl::string_view text) {
+  std::string name = absl::AsciiStrToLower(text);
+  absl::string_view bare = name;
+  absl::ConsumePrefix(&bare, "clock_");
+  if (bare == "monotonic") return CLOCK_MONOTONIC;
+  if (bare == "monotonic_raw") return CLOCK_MONOTONIC_RAW;
+  if (bare == "realtime") return CLOCK_REALTIME;
+  if (bare == "boottime") return CLOCK_BOOTTIME;
+  if (bare == "tai") return CLOCK_TAI;
+  int number = 0;
+  if (absl::SimpleAtoi(bare, &number) && number >= 0) return number;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "bad clockid '", text, "': expected monotonic, monotonic_raw, realtime, boottime, tai or a number"));
+}
+
+}  // namespace perfring

@@ -1,0 +1,72 @@
+// Everything `perfring record` can be told, spelled as perf record spells it.
+// The CLI fills a RecordOptions; RunRecord (record/session.h) does the rest.
+// Plain data (a value type, copied freely); the parsers below are thread-safe.
+#ifndef PERFRING_RECORD_RECORD_OPTIONS_H_
+#define PERFRING_RECORD_RECORD_OPTIONS_H_
+
+#include <cstdint>
+#include <ctime>  // clockid_t
+#include <functional>
+#include <optional>
+#include <string>
+#include "absl/strings/string_view.h"
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "sampler/sampler_options.h"
+
+namespace perfring {
+
+// Everything the sampler is told (SamplerOptions: rate, sample fields,
+// side-band, rings, system paths), plus what only a capture has: the event
+// list, the targets and the session's own settings.
+struct RecordOptions : SamplerOptions {
+  // -e: perf's event list syntax (sampler/event_spec.h). Empty: "cycles",
+  // which falls back to cpu-clock where there is no hardware PMU.
+  std::string events;
+
+  // Targets. A command (argv, run after `--`), -p, -t, -a and -C combine as
+  // in perf: -a or -C alone is system-wide (on those CPUs), -p/-t follow
+  // tasks (on all online CPUs, or the -C ones), a command is followed into
+  // its children unless system-wide.
+  std::vector<std::string> command;
+  // The command's stdout goes to this process's stderr: for when stdout
+  // carries the capture (-o -, --json -), as perf does in pipe mode.
+  bool command_stdout_to_stderr = false;
+  std::string pids;         // -p "1234,5678": every thread of each process
+  std::string tids;         // -t "1234,1235": just these threads (no inherit)
+  bool system_wide = false; // -a
+  std::string cpus;         // -C "0-1,3"
+  bool no_inherit = false;  // -i / --no-inherit: do not follow children
+
+  // Session.
+  bool poll = false;           // --poll: busy-poll the rings instead of sleeping in epoll
+  double duration_seconds = 0; // --duration (ParseDuration): stop after this long (0: no limit)
+  bool quiet = false;          // -q: no status line
+
+  // Where notices go ("cycles: ... falling back to cpu-clock", frequency
+  // capped ...): one line each, without '\n'. Default: stderr.
+  std::function<void(const std::string&)> notice;
+};
+
+// Parses perf's --call-graph argument: "fp", "dwarf" or "dwarf,SIZE" (SIZE
+// in bytes, rounded up to 8, at most 65528). -g is {kFramePointer}.
+absl::StatusOr<CallGraph> ParseCallGraph(absl::string_view text);
+
+// Parses -m: a page count that is a power of two ("128"), or a size with a
+// unit B/K/M/G ("512K") that is a power-of-two number of pages.
+absl::StatusOr<uint32_t> ParseMmapPages(absl::string_view text);
+
+// Parses --duration: seconds, a positive decimal number ("2", "0.5", ".25"),
+// at most a year. Zero, negative, non-numeric, "inf"/"nan" and exponents are
+// InvalidArgument naming the accepted forms. (Unlimited is the default: no
+// --duration.)
+absl::StatusOr<double> ParseDuration(absl::string_view text);
+
+// Parses -k / --clockid: monotonic, monotonic_raw, realtime, boottime, tai
+// (with or without CLOCK_ prefix, any case) or a number.
+absl::StatusOr<clockid_t> ParseClockId(absl::string_view text);
+
+}  // namespace perfring
+
+#endif  // PERFRING_RECORD_RECORD_OPTIONS_H_

@@ -1,0 +1,48 @@
+// Where a capture's records go: the one interface every output implements:
+// perf.data (record/perf_data_sink.h), JSON Lines (record/json_lines_sink.h
+// on a descriptor, record/json_lines_file_sink.h on a path), several at once
+// (record/fan_out_sink.h), tests' in-memory sinks; later AUX export and BPF
+// consumers. The caller owns the sink, which must outlive RunRecord; a sink
+// is called from the session's thread only (not thread-safe), see below.
+#ifndef PERFRING_RECORD_RECORD_SINK_H_
+#define PERFRING_RECORD_RECORD_SINK_H_
+
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "decode/event_table.h"
+#include "reader/record_view.h"
+#include "record/capture_summary.h"
+
+namespace perfring {
+
+// The session calls, from one thread: Begin once; then Write for every record
+// in time order (the synthesized side-band first, then ring records merged
+// across rings by time) with EndRound between rounds; then End once. A
+// non-OK status from any call stops the capture, which then returns that
+// status (End is not called after a failure, nor when the capture fails
+// before it could finish).
+class RecordSink {
+ public:
+  virtual ~RecordSink() = default;
+
+  // The capture's events, with the kernel ids of every fd. The table lives
+  // until End returns.
+  virtual absl::Status Begin(const EventTable& events) = 0;
+  // One record. `rec` is valid only during the call (copy what you keep).
+  // `event`: the record's event (IDENTIFIER), the first event for
+  // synthesized records, or nullptr when the id matched no event.
+  virtual absl::Status Write(const RecordView& rec, const EventInfo* event) = 0;
+  // Every record written so far is older than every record to come (perf.data
+  // writers emit PERF_RECORD_FINISHED_ROUND here).
+  virtual absl::Status EndRound() = 0;
+  // The capture is over; `summary` is final except output_bytes. Flush here.
+  virtual absl::Status End(const CaptureSummary& summary) = 0;
+  // Bytes written so far, for the status line and the summary; 0 when the
+  // sink does not count them.
+  virtual uint64_t BytesWritten() const { return 0; }
+};
+
+}  // namespace perfring
+
+#endif  // PERFRING_RECORD_RECORD_SINK_H_

@@ -1,0 +1,397 @@
+#include "record/session.h"
+
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <optional>
+#include <thread>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "decode/event_table.h"
+#include "reader/time_merge.h"
+#include "sampler/event_set.h"
+#include "record/status_line.h"
+#include "record/stop_signals.h"
+#include "record/synthesize.h"
+#include "record/target.h"
+
+namespace perfring {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// epoll data tags for the fds that are not event fds.
+constexpr uint64_t kStopTag = ~uint64_t{0};
+constexpr uint64_t kCommandTag = ~uint64_t{0} - 1;
+
+// How long, at the end, to let the kernel report losses it has counted but
+// not yet written as PERF_RECORD_LOST (it writes one before the next record
+// that fits, so the rings must have room and the events must still run).
+constexpr auto kLostSettleTime = std::chrono::milliseconds(250);
+
+// How long a command that is still running when the capture stops gets
+// between SIGTERM and SIGKILL.
+constexpr auto kCommandStopGrace = std::chrono::milliseconds(2000);
+
+class Epoll {
+ public:
+  Epoll() : fd_(epoll_create1(EPOLL_CLOEXEC)) {}
+  ~Epoll() {
+    if (fd_ >= 0) close(fd_);
+  }
+  Epoll(const Epoll&) = delete;
+  Epoll& operator=(const Epoll&) = delete;
+  bool ok() const { return fd_ >= 0; }
+  absl::Status Add(int fd, uint64_t tag) {
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u64 = tag;
+    if (epoll_ctl(fd_, EPOLL_CTL_ADD, fd, &ev) != 0) {
+      return absl::InternalError(absl::StrCat("epoll_ctl: ", std::strerror(errno)));
+    }
+    return absl::OkStatus();
+  }
+  void Remove(int fd) { epoll_ctl(fd_, EPOLL_CTL_DEL, fd, nullptr); }
+  int Wait(epoll_event* events, int max, int timeout_ms) {
+    const int n = epoll_wait(fd_, events, max, timeout_ms);
+    return n < 0 ? 0 : n;  // EINTR: a signal; the caller looks at its flags
+  }
+
+ private:
+  int fd_;
+};
+
+// Adds the counters read at the end to their events' summaries: value and
+// PERF_FORMAT_LOST (per event, per CPU, and in total).
+void AddCounts(const std::vector<EventSet::CounterReading>& counts, CaptureSummary* summary) {
+  for (const EventSet::CounterReading& count : counts) {
+    EventSummary& event = summary->events[count.event];
+    event.value += count.value;
+    event.kernel_lost += count.lost;
+    if (count.lost != 0) event.kernel_lost_per_cpu[count.cpu] += count.lost;
+    summary->kernel_lost += count.lost;
+  }
+}
+
+// One capture from open to close.
+class Session {
+ public:
+  Session(const RecordOptions& options, RecordSink* sink, StopSignals* signals, EventSet events,
+          std::optional<ForkedCommand> command, Target target)
+      : options_(options),
+        signals_(signals),
+        sink_(sink),
+        events_(std::move(events)),
+        command_(std::move(command)),
+        target_(std::move(target)),
+        status_line_(stderr, options.quiet) {}
+
+  absl::StatusOr<CaptureSummary> Run(std::vector<std::string> notices);
+
+ private:
+  absl::Status Synthesize();
+  absl::Status Start();
+  absl::Status Loop();
+  // One pass over every ring: every record read is counted and pushed into
+  // the merge; with `release`, the pass ends a merge round and the sink gets
+  // what the round releases. Returns records read.
+  size_t DrainPass(bool release = true);
+  absl::Status Finish();
+  // Writes a LOST record for what the kernel counted (PERF_FORMAT_LOST) on a
+  // CPU but never reported in a LOST record of its own.
+  void ReportLostAtEnd();
+  int EventIndex(const EventInfo* event) const;
+
+  const RecordOptions& options_;
+  StopSignals* signals_;  // installed by RunRecord before the command was forked
+  RecordSink* sink_;
+  EventSet events_;
+  std::optional<ForkedCommand> command_;
+  Target target_;
+  TimeOrderedMerge merge_;
+  CaptureSummary summary_;
+  StatusLine status_line_;
+  absl::flat_hash_map<const EventInfo*, int> index_of_;
+  absl::Status sink_status_;  // the first sink failure; stops the capture
+  uint64_t last_time_ = 0;    // the latest record time seen
+};
+
+int Session::EventIndex(const EventInfo* event) const {
+  if (event == nullptr) return -1;
+  auto it = index_of_.find(event);
+  return it == index_of_.end() ? -1 : it->second;
+}
+
+absl::StatusOr<CaptureSummary> Session::Run(std::vector<std::string> notices) {
+  const EventTable& table = events_.table();
+  for (int e = 0; e < static_cast<int>(table.size()); ++e) {
+    index_of_[&table.at(e)] = e;
+    summary_.events.push_back(EventSummary{table.at(e).name});
+  }
+  summary_.notices = std::move(notices);
+
+  if (absl::Status s = sink_->Begin(table); !s.ok()) return s;
+  if (absl::Status s = Synthesize(); !s.ok()) return s;
+
+  const Clock::time_point start = Clock::now();
+  if (absl::Status s = Start(); !s.ok()) return s;
+  absl::Status loop = Loop();
+  absl::Status finish = Finish();
+  summary_.duration_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  if (!loop.ok()) return loop;
+  if (!finish.ok()) return finish;
+  summary_.interrupted = signals_->stopped();
+  summary_.output_bytes = sink_->BytesWritten();
+  if (absl::Status s = sink_->End(summary_); !s.ok()) return s;
+  summary_.output_bytes = sink_->BytesWritten();
+  return summary_;
+}
+
+absl::Status Session::Synthesize() {
+  const EventInfo& first = events_.table().at(0);
+  const RecordCallback emit = [&](const RecordView& rec) {
+    ++summary_.synthesized_records;
+    return sink_->Write(rec, &first);
+  };
+  absl::StatusOr<bool> kernel = SynthesizeKernelMmap(first.format, options_.paths, emit);
+  if (!kernel.ok()) return kernel.status();
+  absl::Status s;
+  if (target_.system_wide) {
+    s = SynthesizeAllProcesses(first.format, options_.paths, options_.sample_addr, emit);
+  } else if (!target_.existing.empty()) {
+    s = SynthesizeThreads(target_.existing, first.format, options_.paths, options_.sample_addr, emit);
+  }
+  if (!s.ok()) return s;
+  return summary_.synthesized_records != 0 ? sink_->EndRound() : absl::OkStatus();
+}
+
+absl::Status Session::Start() {
+  // A followed command enables its events itself, at exec (enable_on_exec).
+  if (!target_.follow_command) {
+    if (absl::Status s = events_.EnableAll(); !s.ok()) return s;
+  }
+  // Stopped already (Ctrl-C while the events were opened): the command is
+  // not started; Finish ends it. A command that cannot be exec'd after all
+  // (ForkedCommand::Fork checked what it could) is said in the summary and
+  // the capture is finished as for any command that exited at once.
+  if (command_ && !signals_->stopped()) {
+    absl::Status started = command_->Start();
+    if (absl::IsInvalidArgument(started)) {
+      summary_.command_error = std::string(started.message());
+    } else if (!started.ok()) {
+      return started;
+    }
+  }
+  return absl::OkStatus();
+}
+
+size_t Session::DrainPass(bool release) {
+  const EventTable& table = events_.table();
+  size_t read = 0;
+  for (EventSet::Ring& ring : events_.rings()) {
+    read += ring.reader->ReadBatch([&](const RecordView& rec) {
+      const EventInfo* event = table.Resolve(rec.bytes, rec.size);
+      const uint64_t time = event != nullptr ? event->layout.TimeOf(rec.bytes, rec.size) : 0;
+      last_time_ = std::max(last_time_, time);
+      CountRecord(rec, EventIndex(event), ring.cpu, &summary_);
+      merge_.Push(time, rec);
+    });
+  }
+  if (!release) return read;
+  const size_t released = merge_.EndRound([&](const RecordView& rec) {
+    if (sink_status_.ok()) sink_status_ = sink_->Write(rec, table.Resolve(rec.bytes, rec.size));
+  });
+  if (released != 0 && sink_status_.ok()) sink_status_ = sink_->EndRound();
+  return read;
+}
+
+absl::Status Session::Loop() {
+  Epoll epoll;
+  if (!epoll.ok()) return absl::InternalError(absl::StrCat("epoll_create1: ", std::strerror(errno)));
+  std::vector<EventSet::OpenedFd>& fds = events_.fds();
+  for (size_t i = 0; i < fds.size(); ++i) {
+    if (absl::Status s = epoll.Add(fds[i].fd.fd(), i); !s.ok()) return s;
+  }
+  if (absl::Status s = epoll.Add(signals_->fd(), kStopTag); !s.ok()) return s;
+  if (command_ && command_->exit_fd() >= 0) {
+    if (absl::Status s = epoll.Add(command_->exit_fd(), kCommandTag); !s.ok()) return s;
+  }
+  // Per-task events report POLLHUP when their task is gone; system-wide never.
+  size_t live_fds = target_.system_wide ? 0 : fds.size();
+  std::optional<Clock::time_point> deadline;
+  if (options_.duration_seconds > 0) {
+    deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                  std::chrono::duration<double>(options_.duration_seconds));
+  }
+  epoll_event ready[64];
+  bool stop = false;
+  while (!stop && sink_status_.ok()) {
+    int timeout_ms = options_.poll ? 0 : 1000;
+    if (deadline) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now());
+      timeout_ms = std::max<int>(0, std::min<int64_t>(timeout_ms, left.count() + 1));
+    }
+    const int n = epoll.Wait(ready, 64, timeout_ms);
+    bool ring_ready = false;
+    for (int i = 0; i < n; ++i) {
+      const uint64_t tag = ready[i].data.u64;
+      if (tag == kStopTag || tag == kCommandTag) {
+        stop = true;
+        continue;
+      }
+      ring_ready = true;
+      if (ready[i].events & (EPOLLHUP | EPOLLERR)) {
+        epoll.Remove(fds[tag].fd.fd());
+        if (live_fds > 0 && --live_fds == 0) stop = true;  // every traced task exited
+      }
+    }
+    if (ring_ready) ++summary_.wakeups;
+    DrainPass();
+    if (deadline && Clock::now() >= *deadline) stop = true;
+    if (command_ && command_->exit_fd() < 0 && command_->TryWait()) stop = true;
+    status_line_.Update(summary_, sink_->BytesWritten());
+  }
+  return sink_status_;
+}
+
+absl::Status Session::Finish() {
+  // Let the kernel write the LOST records it still owes: it writes one before
+  // the next record that fits, which needs room in the ring and running
+  // events. So, while its count is ahead of the LOST records seen, keep the
+  // rings empty (drain into the merge only: the sink may be what is slow)
+  // and give the events a moment to fire.
+  const Clock::time_point settle_until = Clock::now() + kLostSettleTime;
+  while (sink_status_.ok()) {
+    absl::StatusOr<std::vector<EventSet::CounterReading>> counts = events_.ReadCounts();
+    if (!counts.ok()) return counts.status();
+    uint64_t kernel_lost = 0;
+    for (const EventSet::CounterReading& count : *counts) kernel_lost += count.lost;
+    if (kernel_lost <= summary_.total.lost || Clock::now() >= settle_until) break;
+    DrainPass(/*release=*/false);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  absl::Status disable = events_.DisableAll();
+  // Drain to empty: a pass reads up to each ring's head at its start.
+  bool more = true;
+  for (int pass = 0; more && pass < 64; ++pass) {
+    DrainPass();
+    more = false;
+    for (EventSet::Ring& ring : events_.rings()) more |= ring.reader->HasData();
+  }
+  const EventTable& table = events_.table();
+  merge_.Finish([&](const RecordView& rec) {
+    if (sink_status_.ok()) sink_status_ = sink_->Write(rec, table.Resolve(rec.bytes, rec.size));
+  });
+  if (sink_status_.ok()) sink_status_ = sink_->EndRound();
+  for (EventSet::Ring& ring : events_.rings()) {
+    summary_.reader_resyncs += ring.reader->stats().resyncs;
+    summary_.reader_skipped_bytes += ring.reader->stats().skipped_bytes;
+  }
+  absl::StatusOr<std::vector<EventSet::CounterReading>> counts = events_.ReadCounts();
+  absl::Status read = counts.status();
+  if (read.ok()) {
+    AddCounts(*counts, &summary_);
+    ReportLostAtEnd();
+  }
+  // Stopped early (--duration, Ctrl-C): end the workload as perf does.
+  if (command_) summary_.command_status = command_->Stop(kCommandStopGrace);
+  if (!sink_status_.ok()) return sink_status_;
+  if (!disable.ok()) return disable;
+  return read;
+}
+
+void Session::ReportLostAtEnd() {
+  const EventTable& table = events_.table();
+  bool wrote = false;
+  for (int e = 0; e < static_cast<int>(table.size()) && sink_status_.ok(); ++e) {
+    const EventInfo& event = table.at(e);
+    const EventSummary& counts = summary_.events[e];
+    for (const auto& [cpu, kernel_lost] : counts.kernel_lost_per_cpu) {
+      const auto seen = counts.per_cpu.find(cpu);
+      const uint64_t reported = seen == counts.per_cpu.end() ? 0 : seen->second.lost;
+      if (kernel_lost <= reported || !sink_status_.ok()) continue;
+      const uint64_t owed = kernel_lost - reported;
+      const SyntheticRecord lost = SyntheticRecord::Lost(event.ids.empty() ? 0 : event.ids[0], owed,
+                                                         last_time_, event.format);
+      CountRecord(lost.view(), e, cpu, &summary_);
+      summary_.lost_reported_at_end += owed;
+      sink_status_ = sink_->Write(lost.view(), &event);
+      wrote = true;
+    }
+  }
+  if (wrote && sink_status_.ok()) sink_status_ = sink_->EndRound();
+}
+
+}  // namespace
+
+absl::StatusOr<CaptureSummary> RunRecord(const RecordOptions& options, RecordSink* sink) {
+  std::vector<std::string> notices;
+  const std::function<void(const std::string&)> notice = [&](const std::string& line) {
+    notices.push_back(line);
+    if (options.notice) {
+      options.notice(line);
+    } else {
+      std::fprintf(stderr, "%s\n", line.c_str());
+    }
+  };
+  if (options.mmap_pages == 0 || (options.mmap_pages & (options.mmap_pages - 1)) != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "-m ", options.mmap_pages, ": the number of ring pages must be a power of two"));
+  }
+  if (options.duration_seconds < 0) return absl::InvalidArgumentError("--duration must not be negative");
+  absl::StatusOr<EventList> list =
+      ParseEventList(options.events.empty() ? "cycles" : options.events, options.paths);
+  if (!list.ok()) return list.status();
+  absl::StatusOr<Target> target = ResolveTarget(options);
+  if (!target.ok()) return target.status();
+  absl::StatusOr<SamplingRate> rate = ResolveSamplingRate(options, notice);
+  if (!rate.ok()) return rate.status();
+
+  // From here on a Ctrl-C stops the capture cleanly. Installed before the
+  // fork: the child gets the default actions back (ForkedCommand::Fork).
+  absl::StatusOr<StopSignals> signals = StopSignals::Install();
+  if (!signals.ok()) return signals.status();
+
+  std::optional<ForkedCommand> command;
+  if (target->has_command) {
+    absl::StatusOr<ForkedCommand> forked =
+        ForkedCommand::Fork(options.command, options.command_stdout_to_stderr);
+    if (!forked.ok()) return forked.status();
+    command = *std::move(forked);
+    if (target->follow_command) target->tasks = {command->pid()};
+  }
+
+  AttrContext context;
+  context.rate = *rate;
+  context.sample_cpu = target->system_wide || options.sample_cpu;
+  context.enable_on_exec = target->follow_command;
+  context.inherit = target->inherit;
+  context.ring_bytes = uint64_t{options.mmap_pages} * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  absl::StatusOr<EventSet> events = EventSet::Open(*list, options, target->cpus, target->tasks, context, notice);
+  if (!events.ok()) {
+    // The command died while its events were opened (a Ctrl-C to the process
+    // group kills it before exec; it may still be exiting, so its events
+    // fail with ESRCH before it can be reaped), or a Ctrl-C came and the
+    // command is ended now: nothing ran, nothing is written; the caller
+    // exits with the command's status.
+    if (command && (command->TryWait() || signals->stopped())) {
+      const int wait_status = command->Stop(kCommandStopGrace);
+      absl::Status died = absl::CancelledError(
+          absl::StrCat("the command ", DescribeWaitStatus(wait_status),
+                       " before its events were open; nothing was recorded"));
+      SetCommandWaitStatus(&died, wait_status);
+      return died;
+    }
+    return events.status();
+  }
+
+  Session session(options, sink, &*signals, *std::move(events), std::move(command),
+                  *std::move(target));
+  return session.Run(std::move(notices));
+}
+
+}  // namespace perfring

@@ -1,0 +1,80 @@
+#include "record/stop_signals.h"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace perfring {
+namespace {
+
+volatile sig_atomic_t g_stop_fd = -1;
+
+void OnStopSignal(int) {
+  const int saved = errno;
+  const uint64_t one = 1;
+  if (g_stop_fd >= 0) {
+    ssize_t ignored = write(g_stop_fd, &one, sizeof one);  // async-signal-safe
+    (void)ignored;
+  }
+  errno = saved;
+}
+
+void DoNothing(int) {}
+
+}  // namespace
+
+void MakeSignalHarmless(int sig, struct sigaction* old) {
+  struct sigaction current {};
+  sigaction(sig, nullptr, &current);
+  if (old != nullptr) *old = current;
+  // Left ignored if it was (exec'd commands inherit that, as they would).
+  if (current.sa_handler == SIG_IGN || current.sa_handler == DoNothing) return;
+  struct sigaction action {};
+  action.sa_handler = DoNothing;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  sigaction(sig, &action, nullptr);
+}
+
+absl::StatusOr<StopSignals> StopSignals::Install() {
+  StopSignals signals;
+  signals.fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (signals.fd_ < 0) return absl::InternalError(absl::StrCat("eventfd: ", std::strerror(errno)));
+  g_stop_fd = signals.fd_;
+  struct sigaction action {};
+  action.sa_handler = OnStopSignal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &action, &signals.old_int_);
+  sigaction(SIGTERM, &action, &signals.old_term_);
+  MakeSignalHarmless(SIGPIPE, &signals.old_pipe_);
+  return signals;
+}
+
+StopSignals::StopSignals(StopSignals&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)),
+      old_int_(other.old_int_),
+      old_term_(other.old_term_),
+      old_pipe_(other.old_pipe_) {}
+
+StopSignals::~StopSignals() {
+  if (fd_ < 0) return;
+  sigaction(SIGINT, &old_int_, nullptr);
+  sigaction(SIGTERM, &old_term_, nullptr);
+  sigaction(SIGPIPE, &old_pipe_, nullptr);
+  g_stop_fd = -1;
+  close(fd_);
+}
+
+bool StopSignals::stopped() const {
+  pollfd p{fd_, POLLIN, 0};
+  return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+}
+
+}  // namespace perfring

@@ -1,0 +1,47 @@
+// SIGINT / SIGTERM as a readable fd, so the session's epoll wakes up and
+// stops cleanly (disable, drain, flush, close) instead of dying mid-write;
+// and MakeSignalHarmless for SIGPIPE/SIGXFSZ (also used by cli/). Signal
+// dispositions are process-wide: install from the main thread, one
+// StopSignals at a time; it restores the previous handlers when destroyed.
+#ifndef PERFRING_RECORD_STOP_SIGNALS_H_
+#define PERFRING_RECORD_STOP_SIGNALS_H_
+
+#include <signal.h>
+
+#include "absl/status/statusor.h"
+
+namespace perfring {
+
+// Makes `sig` harmless for this process, so that the system call that raised
+// it fails instead: SIGPIPE (a write to a closed pipe, such as stdout for
+// `-o -` or a command's start pipe, fails with EPIPE) and SIGXFSZ (a write
+// past `ulimit -f` fails with EFBIG). A handler that does nothing rather than
+// SIG_IGN, so that a command exec'd later gets the default action back; left
+// as it is if it was ignored already. The previous action goes to *old (when
+// not null).
+void MakeSignalHarmless(int sig, struct sigaction* old);
+
+// Installs handlers for SIGINT and SIGTERM that write to an eventfd, and
+// makes SIGPIPE harmless (MakeSignalHarmless). The destructor restores the previous
+// handlers. One instance at a time per process (the handler reaches
+// it through a global). Not thread-safe.
+class StopSignals {
+ public:
+  static absl::StatusOr<StopSignals> Install();
+  StopSignals(StopSignals&& other) noexcept;
+  StopSignals& operator=(StopSignals&&) = delete;
+  StopSignals(const StopSignals&) = delete;
+  ~StopSignals();
+
+  int fd() const { return fd_; }  // readable once a stop signal arrived
+  bool stopped() const;          // a stop signal arrived
+
+ private:
+  StopSignals() = default;
+  int fd_ = -1;
+  struct sigaction old_int_ {}, old_term_ {}, old_pipe_ {};
+};
+
+}  // namespace perfring
+
+#endif  // PERFRING_RECORD_STOP_SIGNALS_H_

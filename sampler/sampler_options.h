@@ -1,0 +1,59 @@
+// What the sampler is told, spelled as perf record spells it: the sample
+// fields, rate, side-band, clock, ring size and wake-ups of the events it
+// opens (sampler/event_attr.h, sampler/event_set.h), and where the kernel
+// describes itself. record/record_options.h extends it with the targets and
+// the session; aux/ and bpf/ fill it alone. Plain data (a value type, copied
+// freely); thread-compatible.
+#ifndef PERFRING_SAMPLER_SAMPLER_OPTIONS_H_
+#define PERFRING_SAMPLER_SAMPLER_OPTIONS_H_
+
+#include <cstdint>
+#include <ctime>
+#include <optional>
+
+#include "sampler/system_paths.h"
+
+namespace perfring {
+
+enum class CallGraphMode { kNone, kFramePointer, kDwarf };
+
+struct CallGraph {
+  CallGraphMode mode = CallGraphMode::kNone;
+  uint32_t dwarf_stack_size = 8192;  // bytes of user stack per sample (kDwarf)
+};
+
+struct SamplerOptions {
+  // -F HZ / -c PERIOD (at most one). Neither: 4000 Hz, capped at
+  // kernel.perf_event_max_sample_rate with a notice; tracepoints then keep
+  // period 1, as in perf.
+  std::optional<uint64_t> freq;
+  std::optional<uint64_t> period;
+
+  // Sample fields on request.
+  CallGraph call_graph;          // -g (frame pointers), --call-graph fp|dwarf[,SIZE]
+  bool sample_addr = false;      // -d / --data: ADDR (and data mmaps)
+  bool sample_weight = false;    // -W / --weight: WEIGHT
+  bool sample_data_src = false;  // --data-src: DATA_SRC
+  bool sample_cpu = false;       // --sample-cpu: CPU (implied by -a/-C)
+  bool sample_phys_addr = false; // --phys-data: PHYS_ADDR
+  bool sample_data_page_size = false;  // --data-page-size: DATA_PAGE_SIZE
+  // TIME is always sampled (the time-ordered merge needs it), so perf's -T
+  // has nothing left to switch on.
+
+  // Side-band.
+  bool switch_events = false;  // --switch-events: SWITCH / SWITCH_CPU_WIDE records
+  bool namespaces = false;     // --namespaces: NAMESPACES records
+  std::optional<clockid_t> clockid;  // -k / --clockid (attr.use_clockid)
+
+  // Rings and wake-ups.
+  uint32_t mmap_pages = 128;   // -m: data pages per ring, a power of two (512 KiB)
+  std::optional<uint32_t> wakeup_events;     // --wakeup-events N: wake every N samples
+  std::optional<uint32_t> wakeup_watermark;  // --wakeup-watermark BYTES (default: half a ring)
+
+  // Roots of sysfs, tracefs and procfs (tests point them at fake trees).
+  SystemPaths paths;
+};
+
+}  // namespace perfring
+
+#endif  // PERFRING_SAMPLER_SAMPLER_OPTIONS_H_

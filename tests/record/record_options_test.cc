@@ -1,0 +1,80 @@
+#include "record/record_options.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+namespace perfring {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(ParseCallGraph, FramePointer) {
+  EXPECT_EQ(ParseCallGraph("fp")->mode, CallGraphMode::kFramePointer);
+}
+
+TEST(ParseCallGraph, DwarfDefaultsTo8192Bytes) {
+  absl::StatusOr<CallGraph> graph = ParseCallGraph("dwarf");
+  ASSERT_TRUE(graph.ok());
+  EXPECT_EQ(graph->mode, CallGraphMode::kDwarf);
+  EXPECT_EQ(graph->dwarf_stack_size, 8192u);
+}
+
+TEST(ParseCallGraph, DwarfSizeRoundsUpTo8) {
+  EXPECT_EQ(ParseCallGraph("dwarf,4096")->dwarf_stack_size, 4096u);
+  EXPECT_EQ(ParseCallGraph("dwarf,1001")->dwarf_stack_size, 1008u);
+}
+
+TEST(ParseCallGraph, Rejects) {
+  EXPECT_THAT(std::string(ParseCallGraph("dwarf,70000").status().message()), HasSubstr("65528"));
+  EXPECT_TRUE(absl::IsInvalidArgument(ParseCallGraph("dwarf,").status()));
+  EXPECT_TRUE(absl::IsInvalidArgument(ParseCallGraph("lbr").status()));
+}
+
+TEST(ParseMmapPages, PowerOfTwoPageCounts) {
+  EXPECT_EQ(*ParseMmapPages("1"), 1u);
+  EXPECT_EQ(*ParseMmapPages("128"), 128u);
+}
+
+TEST(ParseMmapPages, RejectsNonPowerOfTwo) {
+  absl::StatusOr<uint32_t> pages = ParseMmapPages("100");
+  ASSERT_TRUE(absl::IsInvalidArgument(pages.status()));
+  EXPECT_THAT(std::string(pages.status().message()), HasSubstr("not a power of two"));
+  EXPECT_TRUE(absl::IsInvalidArgument(ParseMmapPages("0").status()));
+  EXPECT_TRUE(absl::IsInvalidArgument(ParseMmapPages("abc").status()));
+}
+
+TEST(ParseMmapPages, SizesWithUnits) {
+  const long page = sysconf(_SC_PAGESIZE);
+  EXPECT_EQ(*ParseMmapPages("512K"), static_cast<uint32_t>(512 * 1024 / page));
+  EXPECT_EQ(*ParseMmapPages("1M"), static_cast<uint32_t>(1024 * 1024 / page));
+  EXPECT_TRUE(absl::IsInvalidArgument(ParseMmapPages("100K").status()));
+}
+
+TEST(ParseDuration, PositiveSecondsWithFractions) {
+  EXPECT_EQ(*ParseDuration("2"), 2.0);
+  EXPECT_EQ(*ParseDuration("0.5"), 0.5);
+  EXPECT_EQ(*ParseDuration(".25"), 0.25);
+  EXPECT_EQ(*ParseDuration("31536000"), 31536000.0);
+}
+
+TEST(ParseDuration, ZeroNegativeAndNonNumbersNameTheAcceptedForms) {
+  for (const char* bad : {"0", "0.0", "-1", "-0.5", "abc", "", ".", "1.2.3", "2s", "1e3", "inf",
+                          "nan", "0x10", " 1", "31536001"}) {
+    absl::StatusOr<double> seconds = ParseDuration(bad);
+    ASSERT_TRUE(absl::IsInvalidArgument(seconds.status())) << bad;
+    EXPECT_THAT(std::string(seconds.status().message()),
+                HasSubstr("expected seconds greater than 0, fractions allowed (2, 0.5)"))
+        << bad;
+  }
+}
+
+TEST(ParseClockId, NamesAndNumbers) {
+  EXPECT_EQ(*ParseClockId("monotonic_raw"), CLOCK_MONOTONIC_RAW);
+  EXPECT_EQ(*ParseClockId("CLOCK_BOOTTIME"), CLOCK_BOOTTIME);
+  EXPECT_EQ(*ParseClockId("1"), 1);
+  EXPECT_TRUE(absl::IsInvalidArgument(ParseClockId("sundial").status()));
+}
+
+}  // namespace
+}  // namespace perfring
