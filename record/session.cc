@@ -37,6 +37,15 @@ constexpr auto kLostSettleTime = std::chrono::milliseconds(250);
 // between SIGTERM and SIGKILL.
 constexpr auto kCommandStopGrace = std::chrono::milliseconds(2000);
 
+// The signal that ends a command the capture stops: SIGTERM, as perf sends.
+// A command that never started (a stop signal came while the events were
+// being opened, before the child could see it) gets the very signal that
+// stopped the capture instead, so that its status, which perfring exits
+// with, says what happened: 130 for a Ctrl-C at any moment.
+int CommandStopSignal(const ForkedCommand& command, const StopSignals& signals) {
+  return !command.started() && signals.received() != 0 ? signals.received() : SIGTERM;
+}
+
 class Epoll {
  public:
   Epoll() : fd_(epoll_create1(EPOLL_CLOEXEC)) {}
@@ -298,7 +307,9 @@ absl::Status Session::Finish() {
     ReportLostAtEnd();
   }
   // Stopped early (--duration, Ctrl-C): end the workload as perf does.
-  if (command_) summary_.command_status = command_->Stop(kCommandStopGrace);
+  if (command_) {
+    summary_.command_status = command_->Stop(kCommandStopGrace, CommandStopSignal(*command_, *signals_));
+  }
   if (!sink_status_.ok()) return sink_status_;
   if (!disable.ok()) return disable;
   return read;
@@ -379,7 +390,7 @@ absl::StatusOr<CaptureSummary> RunRecord(const RecordOptions& options, RecordSin
     // command is ended now: nothing ran, nothing is written; the caller
     // exits with the command's status.
     if (command && (command->TryWait() || signals->stopped())) {
-      const int wait_status = command->Stop(kCommandStopGrace);
+      const int wait_status = command->Stop(kCommandStopGrace, CommandStopSignal(*command, *signals));
       absl::Status died = absl::CancelledError(
           absl::StrCat("the command ", DescribeWaitStatus(wait_status),
                        " before its events were open; nothing was recorded"));

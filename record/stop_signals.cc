@@ -14,9 +14,11 @@ namespace perfring {
 namespace {
 
 volatile sig_atomic_t g_stop_fd = -1;
+volatile sig_atomic_t g_stop_signal = 0;  // the first stop signal, 0 if none
 
-void OnStopSignal(int) {
+void OnStopSignal(int sig) {
   const int saved = errno;
+  if (g_stop_signal == 0) g_stop_signal = sig;
   const uint64_t one = 1;
   if (g_stop_fd >= 0) {
     ssize_t ignored = write(g_stop_fd, &one, sizeof one);  // async-signal-safe
@@ -47,6 +49,7 @@ absl::StatusOr<StopSignals> StopSignals::Install() {
   signals.fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (signals.fd_ < 0) return absl::InternalError(absl::StrCat("eventfd: ", std::strerror(errno)));
   g_stop_fd = signals.fd_;
+  g_stop_signal = 0;
   struct sigaction action {};
   action.sa_handler = OnStopSignal;
   sigemptyset(&action.sa_mask);
@@ -71,6 +74,8 @@ StopSignals::~StopSignals() {
   g_stop_fd = -1;
   close(fd_);
 }
+
+int StopSignals::received() const { return g_stop_signal; }
 
 bool StopSignals::stopped() const {
   pollfd p{fd_, POLLIN, 0};

@@ -35,6 +35,8 @@ class StopSignals {
 
   int fd() const { return fd_; }  // readable once a stop signal arrived
   bool stopped() const;          // a stop signal arrived
+  // The first stop signal that arrived (SIGINT or SIGTERM), 0 if none.
+  int received() const;
 
  private:
   StopSignals() = default;

@@ -340,9 +340,9 @@ int ForkedCommand::Wait() {
   return status_.value_or(0);
 }
 
-int ForkedCommand::Stop(std::chrono::milliseconds grace) {
+int ForkedCommand::Stop(std::chrono::milliseconds grace, int sig) {
   if (pid_ <= 0 || TryWait()) return status_.value_or(0);
-  kill(pid_, SIGTERM);
+  kill(pid_, sig);
   const auto deadline = std::chrono::steady_clock::now() + grace;
   while (!TryWait() && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));

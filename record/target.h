@@ -5,6 +5,7 @@
 #ifndef PERFRING_RECORD_TARGET_H_
 #define PERFRING_RECORD_TARGET_H_
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include <chrono>
@@ -104,10 +105,13 @@ class ForkedCommand {
   std::optional<int> TryWait();
   // Blocks until the child exits; its wait status.
   int Wait();
+  // Whether Start() was called (the child was let go to exec).
+  bool started() const { return go_fd_ < 0; }
   // Ends a child that still runs, as perf does when the capture stops before
-  // the workload: SIGTERM, then SIGKILL if it has not exited within `grace`.
-  // Returns the wait status (at once if the child already exited).
-  int Stop(std::chrono::milliseconds grace);
+  // the workload: `sig` (perf sends SIGTERM), then SIGKILL if it has not
+  // exited within `grace`. Returns the wait status (at once if the child
+  // already exited).
+  int Stop(std::chrono::milliseconds grace, int sig = SIGTERM);
 
  private:
   ForkedCommand() = default;

@@ -448,6 +448,32 @@ TEST(RecordKernel, DurationStopsALongCommandAndTerminatesIt) {
   EXPECT_EQ(WTERMSIG(*summary->command_status), SIGTERM);
 }
 
+// A Ctrl-C that reaches perfring before its command could see it (here in
+// Begin: the events are open, the command is forked but not started) ends
+// the command with that same SIGINT, so that perfring exits 130 like after
+// any other Ctrl-C; SIGTERM (perf's stop signal) would say 143.
+class InterruptingSink : public MemorySink {
+ public:
+  absl::Status Begin(const EventTable& events) override {
+    raise(SIGINT);  // caught by the capture's StopSignals
+    return MemorySink::Begin(events);
+  }
+};
+
+TEST(RecordKernel, CtrlCBeforeTheCommandStartedEndsItWithSigint) {
+  RecordOptions options = Quiet();
+  options.events = "cpu-clock";
+  options.command = {"/bin/sleep", "30"};
+  InterruptingSink sink;
+  const auto start = std::chrono::steady_clock::now();
+  RUN_OR_SKIP(summary, options, sink);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_TRUE(summary->interrupted);
+  ASSERT_TRUE(summary->command_status.has_value());
+  ASSERT_TRUE(WIFSIGNALED(*summary->command_status)) << *summary->command_status;
+  EXPECT_EQ(WTERMSIG(*summary->command_status), SIGINT);
+}
+
 TEST(RecordKernel, SigintStopsTheCaptureCleanly) {
   RecordOptions options = Quiet();
   options.system_wide = true;
