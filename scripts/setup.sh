@@ -13,6 +13,8 @@ packages=(
   libzstd-dev          # perf.data COMPRESSED records
   libelf-dev           # build-ids
   linux-perf           # the peer: perf 6.1 reads our files, we read its files
+  libipt-dev           # Intel PT packet encoder/decoder: the external decoder AUX hand-off is tested against
+  libopencsd-dev       # CoreSight trace decoder (OpenCSD): the same for ETM streams
   python3              # scripts/test counts test cases from Bazel's XML
 )
 
