@@ -1,7 +1,8 @@
 // The perfring sub-commands. Each takes its arguments (without the program
 // and sub-command names), prints its own errors as one line on stderr, and
 // returns the process exit status: 0 success, 1 runtime failure, 2 bad input
-// or usage.
+// or usage. A command owns the process while it runs (stdout, stderr, signal
+// dispositions): call one at a time, from the main thread.
 #ifndef PERFRING_CLI_COMMANDS_H_
 #define PERFRING_CLI_COMMANDS_H_
 

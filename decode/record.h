@@ -3,7 +3,8 @@
 // Ownership and lifetime: a Record owns nothing. Its pointers, string_views,
 // spans and arrays point into the bytes it was decoded from and are valid
 // exactly as long as those bytes are (for a ring record: until the next call
-// on the reader that handed it out). Decoding allocates nothing.
+// on the reader that handed it out). Decoding allocates nothing. A Record is
+// a plain value: thread-compatible (any number of threads may read one).
 //
 // Layout: one body struct per record layout; `Record::body` holds the one
 // that `header.type` names (records sharing a layout share a struct: FORK and

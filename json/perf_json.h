@@ -6,6 +6,9 @@
 // "ip" (perf too omits "symbol" and "dso" for ips it cannot resolve).
 // Tracepoint samples carry no tracepoint fields, as in perf 6.1's output.
 // "captured-on" is left out for stdin.
+//
+// The writer borrows the reader and the FILE for the duration of the call and
+// keeps nothing; one call per reader at a time (it walks the reader's records).
 #ifndef PERFRING_JSON_PERF_JSON_H_
 #define PERFRING_JSON_PERF_JSON_H_
 

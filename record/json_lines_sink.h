@@ -4,7 +4,8 @@
 //
 // A record that does not decode is never fatal: it is counted and written as
 //   {"type":"MALFORMED","type_id":N,"misc":M,"size":S,"error":"..."}
-// so the gap is visible in the stream. Not thread-safe (one session calls it).
+// so the gap is visible in the stream. The sink owns its buffer, not the fd.
+// Not thread-safe (one session calls it).
 #ifndef PERFRING_RECORD_JSON_LINES_SINK_H_
 #define PERFRING_RECORD_JSON_LINES_SINK_H_
 

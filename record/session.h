@@ -2,7 +2,8 @@
 // drain every ring through epoll, merge the rings in time order into a sink,
 // stop cleanly, account for every loss. The session owns the events, rings
 // and the forked command for the duration of RunRecord; the caller owns the
-// sink. One capture per process at a time (see RunRecord).
+// sink. One capture per process at a time (see RunRecord): signal handlers
+// are process-wide; call it from the main thread.
 #ifndef PERFRING_RECORD_SESSION_H_
 #define PERFRING_RECORD_SESSION_H_
 

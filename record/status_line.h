@@ -1,5 +1,6 @@
 // The live status line of a capture on stderr: samples/s, lost, bytes
 // written, refreshed at most once a second, only when stderr is a terminal.
+// Owns only its counters and the time of the last refresh; writes to stderr.
 // Not thread-safe.
 #ifndef PERFRING_RECORD_STATUS_LINE_H_
 #define PERFRING_RECORD_STATUS_LINE_H_

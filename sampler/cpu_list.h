@@ -1,4 +1,5 @@
-// CPU lists as the kernel and perf spell them: "0-3,5,7-8". Thread-safe.
+// CPU lists as the kernel and perf spell them: "0-3,5,7-8". Pure functions
+// returning owned vectors and strings: thread-safe.
 #ifndef PERFRING_SAMPLER_CPU_LIST_H_
 #define PERFRING_SAMPLER_CPU_LIST_H_
 

@@ -1,4 +1,7 @@
 // perf_event_open(2) and the ioctls on its fd, with errors a user can act on.
+// The fd a successful open returns belongs to the caller (close it, or hand
+// it to an owner such as EventSet). Stateless wrappers of system calls:
+// thread-safe.
 #ifndef PERFRING_SAMPLER_PERF_EVENT_H_
 #define PERFRING_SAMPLER_PERF_EVENT_H_
 

@@ -1,4 +1,5 @@
-// "Did you mean ...?" for misspelled names.
+// "Did you mean ...?" for misspelled names. A pure function over the
+// candidates it is given (it keeps none): thread-safe.
 #ifndef PERFRING_SAMPLER_SUGGEST_H_
 #define PERFRING_SAMPLER_SUGGEST_H_
 
