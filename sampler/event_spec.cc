@@ -13,7 +13,9 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "sampler/pmu.h"
+#include "sampler/pmu_terms.h"
 #include "sampler/suggest.h"
+#include "sampler/text_file.h"
 #include "sampler/tracefs.h"
 
 namespace perfring {
@@ -160,8 +162,6 @@ class Parser {
   absl::StatusOr<EventGroup> ParseItem(const Piece& item);
   absl::StatusOr<EventSpec> ParseEvent(const Piece& event);
   absl::StatusOr<EventSpec> ParsePmuEvent(const Piece& event);
-  absl::Status ApplyPmuTerms(const Piece& event, const Pmu& pmu, absl::string_view terms, int depth,
-                             EventSpec* spec);
   absl::Status ApplyModifiers(const Piece& event, absl::string_view mods, EventSpec* spec) const;
 
   absl::string_view whole_;
@@ -365,75 +365,21 @@ absl::StatusOr<EventSpec> Parser::ParsePmuEvent(const Piece& event) {
   spec.attr.size = sizeof(perf_event_attr);
   spec.attr.type = pmu->type();
   const absl::string_view terms = event.text.substr(open + 1, close - open - 1);
-  if (absl::Status s = ApplyPmuTerms(event, *pmu, terms, 0, &spec); !s.ok()) return s;
+  spec.pmu_terms = std::string(terms);
+  if (absl::Status s = ApplyPmuTerms(*pmu, terms, &spec); !s.ok()) return Error(event, s.message());
+  for (const std::string& sink : spec.sinks) {
+    // CoreSight names its sinks in sysfs; aux/ puts the chosen one's id in config2.
+    const std::string sinks = PmuDirectory(paths_, pmu_name) + "/sinks";
+    if (!ReadTextFile(sinks + "/" + sink).ok()) {
+      return Error(event, absl::StrCat("no sink '", sink, "' in ", sinks));
+    }
+  }
   absl::string_view mods = event.text.substr(close + 1);
   absl::ConsumePrefix(&mods, ":");
   if (!mods.empty()) {
     if (absl::Status s = ApplyModifiers(event, mods, &spec); !s.ok()) return s;
   }
   return spec;
-}
-
-absl::Status Parser::ApplyPmuTerms(const Piece& event, const Pmu& pmu, absl::string_view terms,
-                                   int depth, EventSpec* spec) {
-  if (absl::StripAsciiWhitespace(terms).empty()) {
-    if (depth == 0) return Error(event, absl::StrCat("no terms between the slashes of ", pmu.name(), "/.../"));
-    return absl::OkStatus();
-  }
-  for (absl::string_view term : absl::StrSplit(terms, ',')) {
-    term = absl::StripAsciiWhitespace(term);
-    std::vector<absl::string_view> kv = absl::StrSplit(term, absl::MaxSplits('=', 1));
-    const absl::string_view key = kv[0];
-    if (key.empty()) return Error(event, absl::StrCat("empty term in '", terms, "'"));
-    if (kv.size() == 1) {
-      if (const std::string* alias = pmu.FindEvent(key); alias != nullptr && depth == 0) {
-        if (absl::Status s = ApplyPmuTerms(event, pmu, *alias, depth + 1, spec); !s.ok()) return s;
-        continue;
-      }
-    }
-    if (key == "name") {
-      if (kv.size() != 2 || kv[1].empty()) return Error(event, "term 'name' needs a value");
-      spec->name = std::string(kv[1]);
-      continue;
-    }
-    uint64_t value = 1;  // perf: a bare format term means 1
-    if (kv.size() == 2) {
-      const std::string text(kv[1]);
-      char* end = nullptr;
-      errno = 0;
-      value = std::strtoull(text.c_str(), &end, 0);
-      if (text.empty() || *end != '\0' || errno == ERANGE || text[0] == '-') {
-        return Error(event, absl::StrCat("bad value '", kv[1], "' for term '", key,
-                                         "' (a number: decimal or 0x hex)"));
-      }
-    }
-    if (key == "config") {
-      spec->attr.config = value;
-    } else if (key == "config1") {
-      spec->attr.config1 = value;
-    } else if (key == "config2") {
-      spec->attr.config2 = value;
-    } else if (key == "period") {
-      spec->attr.sample_period = value;
-      spec->attr.freq = 0;
-      spec->has_own_period = true;
-    } else if (key == "freq") {
-      spec->attr.sample_freq = value;
-      spec->attr.freq = 1;
-      spec->has_own_period = true;
-    } else if (const PmuFormatField* field = pmu.FindFormat(key)) {
-      if (absl::Status s = ApplyPmuFormat(*field, value, &spec->attr); !s.ok()) {
-        return Error(event, absl::StrCat("term '", key, "': ", s.message()));
-      }
-    } else {
-      std::vector<std::string> valid = {"config", "config1", "config2", "period", "freq", "name"};
-      for (const auto& [name, unused] : pmu.formats()) valid.push_back(name);
-      for (const auto& [name, unused] : pmu.events()) valid.push_back(name);
-      return Error(event, absl::StrCat("unknown term '", key, "' for PMU ", pmu.name(),
-                                       DidYouMean(key, valid), "; valid: ", absl::StrJoin(valid, ", ")));
-    }
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace

@@ -6,7 +6,8 @@
 //           | CACHE [':' MODS]             L1-dcache-load-misses, LLC-loads, dTLB-load-misses, ...
 //           | 'r' HEX [':' MODS]           raw PMU config
 //           | SUBSYS ':' NAME [':' MODS]   tracepoint (id from tracefs)
-//           | PMU '/' TERMS '/' [[':'] MODS]   TERMS from sysfs format/ and events/
+//           | PMU '/' TERMS '/' [[':'] MODS]   TERMS (sampler/pmu_terms.h) from sysfs
+//                                            format/ and events/; may be empty (intel_pt//)
 //   MODS   := one or more of u k h (count only user/kernel/hypervisor), p (precise,
 //             up to ppp), H (host only), G (guest only), I (exclude idle), D (pinned),
 //             S (sample read: on a group, only the leader samples and each sample
@@ -44,6 +45,10 @@ struct EventSpec {
   bool has_own_period = false;  // a period= or freq= term
   std::string modifiers;        // the modifier letters applied ("u", "ppp", ...)
   bool sample_read = false;     // the S modifier (perf's sample_read)
+  // PMU events: the text between the slashes as written, for trace PMUs whose
+  // attr aux/ builds from their defaults and these terms (aux/trace_attr.h).
+  std::string pmu_terms;
+  std::vector<std::string> sinks;  // @SINK terms (CoreSight), each checked in PMU/sinks/
 };
 
 struct EventGroup {

@@ -82,6 +82,23 @@ absl::Status ApplyPmuFormat(const PmuFormatField& field, uint64_t value, perf_ev
   return absl::OkStatus();
 }
 
+uint64_t ExtractPmuFormat(const PmuFormatField& field, const perf_event_attr& attr) {
+  const __u64 word = field.word == 0 ? attr.config : field.word == 1 ? attr.config1 : attr.config2;
+  uint64_t value = 0;
+  int shift = 0;
+  for (const auto& [low, high] : field.ranges) {
+    const int bits = high - low + 1;
+    const uint64_t mask = bits == 64 ? ~0ull : ((1ull << bits) - 1);
+    if (shift < 64) value |= ((word >> low) & mask) << shift;
+    shift += bits;
+  }
+  return value;
+}
+
+std::string PmuDirectory(const SystemPaths& paths, absl::string_view name) {
+  return absl::StrCat(DevicesDir(paths), "/", name);
+}
+
 absl::StatusOr<Pmu> Pmu::Load(const SystemPaths& paths, const std::string& name) {
   const std::string dir = DevicesDir(paths) + "/" + name;
   if (name.empty() || absl::StrContains(name, '/') || name == "." || name == ".." ||

@@ -38,6 +38,12 @@ absl::StatusOr<PmuFormatField> ParsePmuFormat(absl::string_view text);
 // the value has more significant bits than the field holds.
 absl::Status ApplyPmuFormat(const PmuFormatField& field, uint64_t value, perf_event_attr* attr);
 
+// The value of the field's bits in *attr (the inverse of ApplyPmuFormat).
+uint64_t ExtractPmuFormat(const PmuFormatField& field, const perf_event_attr& attr);
+
+// SYSFS/bus/event_source/devices/NAME (whether or not it exists).
+std::string PmuDirectory(const SystemPaths& paths, absl::string_view name);
+
 class Pmu {
  public:
   // Reads PMU `name` from sysfs. NotFound when there is no such PMU.

@@ -191,6 +191,29 @@ TEST_F(EventSpecTest, PmuBadValue) {
   EXPECT_THAT(ErrorOf("cpu/event=zz/"), HasSubstr("bad value 'zz' for term 'event'"));
 }
 
+// perf accepts a PMU with no terms (msr//, intel_pt//): config 0, or the
+// trace PMU's defaults that aux/ adds.
+TEST_F(EventSpecTest, PmuWithNoTermsIsConfigZero) {
+  const EventSpec spec = One("msr//u");
+  EXPECT_EQ(spec.attr.type, 9u);
+  EXPECT_EQ(spec.attr.config, 0u);
+  EXPECT_TRUE(spec.attr.exclude_kernel);
+  EXPECT_EQ(spec.pmu_terms, "");
+  EXPECT_EQ(One("cpu/event=1,umask=2/").pmu_terms, "event=1,umask=2");
+}
+
+// @SINK (CoreSight sink selection) must name a file of PMU/sinks/.
+TEST_F(EventSpecTest, PmuSinkTermMustBeListedInSinks) {
+  tree_.Write("sys/bus/event_source/devices/cs_etm/type", "11\n");
+  tree_.Write("sys/bus/event_source/devices/cs_etm/format/timestamp", "config:28\n");
+  tree_.Write("sys/bus/event_source/devices/cs_etm/sinks/tmc_etr0", "0x2c5e2d09\n");
+  const EventSpec spec = One("cs_etm/@tmc_etr0,timestamp/");
+  EXPECT_EQ(spec.sinks, std::vector<std::string>{"tmc_etr0"});
+  EXPECT_EQ(spec.attr.config, 1u << 28);
+  EXPECT_THAT(ErrorOf("cs_etm/@tmc_etf9/"), HasSubstr("no sink 'tmc_etf9' in "));
+  EXPECT_THAT(ErrorOf("cpu/@tmc_etr0/"), HasSubstr("no sink 'tmc_etr0' in "));
+}
+
 TEST_F(EventSpecTest, ModifierUserOnlyExcludesKernelAndHypervisor) {
   const EventSpec spec = One("cpu-clock:u");
   EXPECT_FALSE(spec.attr.exclude_user);
