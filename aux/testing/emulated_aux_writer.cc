@@ -124,13 +124,16 @@ uint64_t EmulatedAuxWriter::Write(absl::Span<const uint8_t> trace,
   const uint64_t old_head = head_;
   head_ += n;
   stored_bytes_ += n;
+  // The kernel disables the event after the record; disabling it first here
+  // means a reader that sees TRUNCATED and re-enables cannot be undone by a
+  // late disable (the kernel's disable is pending before the wakeup anyway).
+  if (flags & PERF_AUX_FLAG_TRUNCATED) {
+    enabled_.store(false, std::memory_order_release);
+  }
   if (n != 0 || flags != 0) EmitAuxRecord(old_head, n, flags);
   // WRITE_ONCE(user_page->aux_head) after the trace bytes: release pairs with
   // AuxReader's acquire load.
   __atomic_store_n(&region_.meta->aux_head, head_, __ATOMIC_RELEASE);
-  if (flags & PERF_AUX_FLAG_TRUNCATED) {
-    enabled_.store(false, std::memory_order_release);
-  }
   return n;
 }
 

@@ -170,10 +170,18 @@ absl::StatusOr<PtStream> EncodePtStream(size_t approx_bytes, uint64_t seed,
       }
       p.size = static_cast<uint8_t>(size);
       stream.packets.push_back(p);
+      stream.offsets.push_back(offset);
+      offset += static_cast<uint64_t>(size);
     }
-    if (int err = pt_enc_get_offset(encoder.get(), &offset); err < 0) {
-      return absl::InternalError("pt_enc_get_offset: " + Libipt(err));
-    }
+  }
+  uint64_t end = 0;
+  if (int err = pt_enc_get_offset(encoder.get(), &end); err < 0) {
+    return absl::InternalError("pt_enc_get_offset: " + Libipt(err));
+  }
+  if (end != offset) {
+    return absl::InternalError(absl::StrFormat(
+        "libipt encoder at offset %u, but its packets add up to %u", end,
+        offset));
   }
   stream.bytes.resize(offset);
   return stream;

@@ -21,6 +21,7 @@ namespace perfring {
 struct PtStream {
   std::vector<uint8_t> bytes;        // the encoded stream
   std::vector<pt_packet> packets;    // what was encoded, in order
+  std::vector<uint64_t> offsets;     // where each packet starts in `bytes`
 };
 
 // Encodes about `approx_bytes` (at least one PSB+) with pt_enc_next: every
