@@ -6,28 +6,16 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
-#include <string>
 #include <utility>
 
 #include "absl/status/status.h"
-#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "reader/mlock_limit.h"
 
 namespace perfring {
 namespace {
 
-constexpr char kMlockLimitPath[] = "/proc/sys/kernel/perf_event_mlock_kb";
-
 bool IsPowerOfTwo(size_t n) { return n != 0 && (n & (n - 1)) == 0; }
-
-// The current perf mlock limit for the error message, or "" if unreadable.
-std::string CurrentMlockLimit() {
-  std::ifstream in(kMlockLimitPath);
-  std::string value;
-  if (!(in >> value)) return "";
-  return absl::StrCat(" (now ", value, " KiB)");
-}
 
 absl::Status MmapError(int err, size_t data_pages, size_t length) {
   switch (err) {
@@ -36,7 +24,7 @@ absl::Status MmapError(int err, size_t data_pages, size_t length) {
           "mapping a perf ring of %u data pages (%u KiB) exceeds the locked "
           "memory allowed for perf buffers: raise %s%s, or ask for fewer pages "
           "with -m",
-          data_pages, length / 1024, kMlockLimitPath, CurrentMlockLimit()));
+          data_pages, length / 1024, kPerfMlockLimitPath, PerfMlockLimitNote()));
     case EINVAL:
       return absl::InvalidArgumentError(absl::StrFormat(
           "the kernel refused to map a perf ring of %u data pages (EINVAL): "

@@ -1,0 +1,81 @@
+// AuxEventTracker on PERF_RECORD_AUX records as the emulated kernel writes
+// them into the data ring: every flag counted, TRUNCATED asks for one
+// re-enable, and the summary line says it all.
+#include "aux/aux_event.h"
+
+#include <linux/perf_event.h>
+
+#include <memory>
+#include <vector>
+
+#include "aux/testing/emulated_aux_writer.h"
+#include "gtest/gtest.h"
+#include "reader/ring_reader.h"
+#include "reader/testing/emulated_writer.h"
+#include "tests/aux/aux_test_util.h"
+
+namespace perfring {
+namespace {
+
+TEST(AuxEventTest, FlagsFromTheDataRingAreCountedAndReported) {
+  EmulatedRing ring(64 * 1024);
+  EmulatedAuxArea area(&ring, 4096);
+  EmulatedWriter data_writer(ring.region());
+  EmulatedAuxWriter writer(area.region(), &data_writer,
+                           EmulatedAuxWriter::Mode::kFullTrace);
+  AuxReader reader(area.region());
+  auto ring_reader = std::make_unique<RingReader>(ring.region());
+  AuxEventTracker tracker;
+  std::vector<uint8_t> trace(100, 0x42), out;
+
+  writer.Write(trace, PERF_AUX_FLAG_PARTIAL);
+  writer.Write(trace, PERF_AUX_FLAG_COLLISION | PERF_AUX_FLAG_PARTIAL);
+  writer.Write(trace);
+  writer.Write({}, PERF_AUX_FLAG_COLLISION);  // a record with no data
+  std::vector<AuxRecord> records;
+  DrainAuxRecords(*ring_reader, tracker, &records);
+  ASSERT_EQ(records.size(), 4u);
+  EXPECT_EQ(records[3].aux_size, 0u);
+  EXPECT_EQ(records[3].aux_offset, 300u);
+  EXPECT_FALSE(tracker.reenable_pending());
+  EXPECT_EQ(tracker.stats().partial, 2u);
+  EXPECT_EQ(tracker.stats().collision, 2u);
+  EXPECT_EQ(tracker.stats().truncated, 0u);
+  EXPECT_EQ(tracker.stats().bytes, 300u);
+  EXPECT_EQ(DrainAux(reader, &out), 300u);
+
+  // Two truncations before one drain ask for one re-enable.
+  AuxRecord truncated;
+  truncated.flags = PERF_AUX_FLAG_TRUNCATED;
+  EXPECT_TRUE(tracker.OnAuxRecord(truncated));
+  EXPECT_TRUE(tracker.OnAuxRecord(truncated));
+  ASSERT_TRUE(writer.Disable().ok());
+  ASSERT_TRUE(tracker.ReenableIfNeeded(&writer).ok());
+  ASSERT_TRUE(tracker.ReenableIfNeeded(&writer).ok());
+  EXPECT_TRUE(writer.enabled());
+  EXPECT_EQ(AuxEventSummary(tracker.stats()),
+            "AUX: 6 records, 300 bytes; 2 truncated (re-enabled 1 time), "
+            "2 partial, 2 collision, 0 overwrite");
+}
+
+class RefusingControl : public EventControl {
+ public:
+  absl::Status Disable() override { return absl::OkStatus(); }
+  absl::Status Enable() override {
+    return absl::PermissionDeniedError("enable refused");
+  }
+};
+
+TEST(AuxEventTest, AFailedReenableStaysPending) {
+  AuxEventTracker tracker;
+  AuxRecord truncated;
+  truncated.flags = PERF_AUX_FLAG_TRUNCATED;
+  tracker.OnAuxRecord(truncated);
+  RefusingControl control;
+  EXPECT_EQ(tracker.ReenableIfNeeded(&control).message(), "enable refused");
+  EXPECT_TRUE(tracker.reenable_pending());
+  EXPECT_EQ(tracker.stats().reenabled, 0u);
+}
+
+}  // namespace
+}  // namespace perfring

@@ -1,0 +1,66 @@
+// Helpers shared by the aux tests: draining an AuxReader into a byte vector,
+// acting on the PERF_RECORD_AUX records of the emulated data ring, and
+// checking decoded PT packets against the encoded ones.
+#ifndef PERFRING_TESTS_AUX_AUX_TEST_UTIL_H_
+#define PERFRING_TESTS_AUX_AUX_TEST_UTIL_H_
+
+#include <intel-pt.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "aux/aux_event.h"
+#include "aux/aux_reader.h"
+#include "aux/testing/pt_stream.h"
+#include "decode/decoder.h"
+#include "gtest/gtest.h"
+#include "reader/ring_reader.h"
+
+namespace perfring {
+
+// Appends everything pending in the AUX area to *out (both spans, no copy
+// inside the reader) and consumes it. Returns the bytes appended.
+inline uint64_t DrainAux(AuxReader& reader, std::vector<uint8_t>* out) {
+  const AuxReader::Spans spans = reader.Peek();
+  out->insert(out->end(), spans.first.begin(), spans.first.end());
+  out->insert(out->end(), spans.second.begin(), spans.second.end());
+  reader.Consume(spans.end);
+  return spans.size();
+}
+
+// Hands every PERF_RECORD_AUX of the data ring to `tracker` (decoded by
+// decode/) and also stores them in *records when non-null. Other record
+// types fail the test: the emulation writes nothing else here.
+inline void DrainAuxRecords(RingReader& ring, AuxEventTracker& tracker,
+                            std::vector<AuxRecord>* records = nullptr) {
+  ring.ReadBatch([&](const RecordView& view) {
+    absl::StatusOr<Record> rec =
+        DecodeRecord(view.bytes, view.size, EventFormat{});
+    ASSERT_TRUE(rec.ok()) << rec.status();
+    const AuxRecord* aux = rec->get<AuxRecord>();
+    ASSERT_NE(aux, nullptr) << "record type " << rec->type();
+    tracker.OnAuxRecord(*aux);
+    if (records != nullptr) records->push_back(*aux);
+  });
+}
+
+// Expects `decoded` to equal encoded.packets[first, first + decoded.size())
+// and to have exactly `expected_count` packets.
+inline void ExpectPackets(const std::vector<pt_packet>& decoded,
+                          const PtStream& encoded, size_t first,
+                          size_t expected_count) {
+  ASSERT_EQ(decoded.size(), expected_count);
+  ASSERT_LE(first + decoded.size(), encoded.packets.size());
+  for (size_t i = 0; i < decoded.size(); ++i) {
+    ASSERT_TRUE(SamePtPacket(decoded[i], encoded.packets[first + i]))
+        << "packet " << i << ": decoded " << DescribePtPacket(decoded[i])
+        << ", encoded " << DescribePtPacket(encoded.packets[first + i]);
+  }
+}
+
+}  // namespace perfring
+
+#endif  // PERFRING_TESTS_AUX_AUX_TEST_UTIL_H_
