@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "decode/auxtrace_priv.h"
 #include "decode/record.h"
 #include "json/json_sink.h"
 
@@ -154,6 +155,85 @@ inline void WriteBody(JsonSink& j, const Record&, const IdIndexRecord& x) {
   j.EndArray();
 }
 
+// AUXTRACE_INFO's Intel PT priv area by name (decode/auxtrace_priv.h): the
+// config masks in hex, the filter string when there is one.
+inline void WriteIntelPtPriv(JsonSink& j, const U64Array& priv) {
+  j.Key("intel_pt");
+  j.BeginObject();
+  for (size_t i = 0; i < kIntelPtPrivMax; ++i) {
+    j.FieldKey(kIntelPtPrivNames[i]);
+    const bool mask = i == kIntelPtTscBit || i == kIntelPtNoretcompBit || i == kIntelPtMtcBit ||
+                      i == kIntelPtMtcFreqBits || i == kIntelPtCycBit;
+    if (mask) {
+      j.Hex(priv[i]);
+    } else {
+      j.U64(priv[i]);
+    }
+  }
+  const uint64_t filter_len = priv[kIntelPtFilterStrLen];
+  const uint64_t room = 8 * (priv.size() - kIntelPtPrivMax);
+  if (filter_len > 0) {
+    j.Key("filter");
+    j.String(std::string_view(reinterpret_cast<const char*>(priv.data() + 8 * kIntelPtPrivMax),
+                              filter_len < room ? filter_len : room));
+  }
+  j.EndObject();
+}
+
+// AUXTRACE_INFO's CoreSight priv area (version 1 and later): the header and
+// each CPU's registers by name; a block whose size or magic is not known
+// ends the list.
+inline void WriteCsEtmPriv(JsonSink& j, const U64Array& priv) {
+  j.Key("cs_etm");
+  j.BeginObject();
+  j.Key("version");
+  j.U64(priv[kCsHeaderVersion]);
+  j.Key("pmu_type");
+  j.U64(priv[kCsPmuTypeCpus] >> 32);
+  j.Key("nr_cpus");
+  j.U64(priv[kCsPmuTypeCpus] & 0xffffffffu);
+  j.Key("snapshot");
+  j.U64(priv[kCsEtmSnapshot]);
+  j.Key("cpus");
+  j.BeginArray();
+  size_t at = kCsHeaderVersionMax;
+  for (uint64_t n = priv[kCsPmuTypeCpus] & 0xffffffffu; n > 0 && at + kCsEtmCommonBlkMax <= priv.size(); --n) {
+    const uint64_t magic = priv[at + kCsEtmMagic], nr = priv[at + kCsEtmNrTrcParams];
+    if (priv[kCsHeaderVersion] < kCsHeaderVersion1 || nr > priv.size() - at - kCsEtmCommonBlkMax) break;
+    const std::string_view* names = nullptr;
+    size_t nr_names = 0;
+    std::string_view tracer = "unknown";
+    if (magic == kCsEtmV3Magic) {
+      tracer = "etmv3", names = kCsEtmV3ParamNames.data(), nr_names = kCsEtmV3ParamNames.size();
+    } else if (magic == kCsEtmV4Magic) {
+      tracer = "etmv4", names = kCsEtmV4ParamNames.data(), nr_names = kCsEtmV4ParamNames.size();
+    } else if (magic == kCsEteMagic) {
+      tracer = "ete", names = kCsEteParamNames.data(), nr_names = kCsEteParamNames.size();
+    }
+    j.BeginObject();
+    j.Key("tracer");
+    j.PlainString(tracer);
+    j.Key("cpu");
+    j.U64(priv[at + kCsEtmCpu]);
+    // Registers perf 6.1 names by name; any newer ones as "params".
+    const size_t named = nr < nr_names ? nr : nr_names;
+    for (size_t i = 0; i < named; ++i) {
+      j.FieldKey(names[i]);
+      j.Hex(priv[at + kCsEtmCommonBlkMax + i]);
+    }
+    if (nr > named) {
+      j.Key("params");
+      j.BeginArray();
+      for (size_t i = named; i < nr; ++i) j.Hex(priv[at + kCsEtmCommonBlkMax + i]);
+      j.EndArray();
+    }
+    j.EndObject();
+    at += kCsEtmCommonBlkMax + nr;
+  }
+  j.EndArray();
+  j.EndObject();
+}
+
 inline void WriteBody(JsonSink& j, const Record&, const AuxtraceInfoRecord& a) {
   j.Key("auxtrace_type");
   j.U64(a.type);
@@ -161,6 +241,8 @@ inline void WriteBody(JsonSink& j, const Record&, const AuxtraceInfoRecord& a) {
   j.BeginArray();
   for (size_t i = 0; i < a.priv.size(); ++i) j.U64(a.priv[i]);
   j.EndArray();
+  if (a.type == kAuxtraceIntelPt && a.priv.size() >= kIntelPtPrivMax) WriteIntelPtPriv(j, a.priv);
+  if (a.type == kAuxtraceCsEtm && a.priv.size() >= kCsHeaderVersionMax) WriteCsEtmPriv(j, a.priv);
 }
 
 inline void WriteBody(JsonSink& j, const Record&, const AuxtraceRecord& a) {

@@ -199,6 +199,16 @@ std::string EncodeU64(uint64_t v) {
   return out;
 }
 
+std::string EncodeAuxtraceIndex(const std::vector<std::pair<uint64_t, uint64_t>>& index) {
+  std::string out;
+  Append<uint64_t>(&out, index.size());
+  for (const auto& [offset, size] : index) {
+    Append<uint64_t>(&out, offset);
+    Append<uint64_t>(&out, size);
+  }
+  return out;
+}
+
 std::string EncodeSampleTime(uint64_t first, uint64_t last) {
   std::string out;
   Append<uint64_t>(&out, first);

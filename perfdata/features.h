@@ -102,6 +102,9 @@ std::string EncodeClockData(const ClockData& clock);
 // `attr.size` of every entry is written as kWrittenAttrSize.
 std::string EncodeEventDesc(const std::vector<EventDescEntry>& events);
 std::string EncodeBuildIds(const std::vector<BuildIdEntry>& entries);
+// AUXTRACE: u64 nr, then {u64 file offset, u64 size} per AUXTRACE record
+// (size = its header.size, 48; perf 6.1 rejects any other).
+std::string EncodeAuxtraceIndex(const std::vector<std::pair<uint64_t, uint64_t>>& index);
 // u32 nr_groups, then per group: string name, u32 leader_idx, u32 nr_members.
 std::string EncodeGroupDesc(const std::vector<GroupDescEntry>& groups);
 

@@ -121,6 +121,17 @@ struct RecordHeader {
   }
 };
 
+// The bytes that follow record `rec` in the data section outside its
+// header.size: AUXTRACE's trace (u64 size at +8, already padded to 8) and
+// HEADER_TRACING_DATA's (u32 size at +8, padded to 8 here); 0 for every other
+// type. The caller has checked that the record holds the size field (16
+// bytes for AUXTRACE, 12 for HEADER_TRACING_DATA).
+inline uint64_t PayloadSizeOf(const uint8_t* rec, uint32_t type) {
+  if (type == kRecordAuxtrace) return LoadUnaligned<uint64_t>(rec + 8);
+  if (type == kRecordHeaderTracingData) return AlignUp(LoadUnaligned<uint32_t>(rec + 8), 8);
+  return 0;
+}
+
 // Appends a record header.
 inline void AppendRecordHeader(std::string* out, uint32_t type, uint16_t misc,
                                uint16_t size) {

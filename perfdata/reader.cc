@@ -86,15 +86,13 @@ absl::Status CheckStart(const uint8_t* data, uint64_t size) {
 // present) in the data, outside header.size: AUXTRACE's (u64 size at +8) and
 // HEADER_TRACING_DATA's (u32 size at +8, padded to 8); 0 for other types.
 absl::StatusOr<uint64_t> PayloadSize(const uint8_t* rec, const RecordHeader& h, uint64_t offset) {
-  if (ABSL_PREDICT_FALSE(h.type == kRecordAuxtrace)) {
-    if (h.size < 16) return Malformed(offset, absl::StrCat("AUXTRACE record of size ", h.size, " has no size field"));
-    return LoadUnaligned<uint64_t>(rec + 8);
+  if (ABSL_PREDICT_FALSE(h.type == kRecordAuxtrace) && h.size < 16) {
+    return Malformed(offset, absl::StrCat("AUXTRACE record of size ", h.size, " has no size field"));
   }
-  if (ABSL_PREDICT_FALSE(h.type == kRecordHeaderTracingData)) {
-    if (h.size < 12) return Malformed(offset, absl::StrCat("TRACING_DATA record of size ", h.size, " has no size field"));
-    return AlignUp(LoadUnaligned<uint32_t>(rec + 8), 8);
+  if (ABSL_PREDICT_FALSE(h.type == kRecordHeaderTracingData) && h.size < 12) {
+    return Malformed(offset, absl::StrCat("TRACING_DATA record of size ", h.size, " has no size field"));
   }
-  return 0;
+  return PayloadSizeOf(rec, h.type);
 }
 
 // Reads fd to its end into *out, or (pipe mode, `pipe_mode`) until the first

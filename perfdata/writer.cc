@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -48,6 +49,32 @@ std::vector<GroupDescEntry> GroupsOf(const EventTable& events) {
     ++groups.back().nr_members;
   }
   return groups;
+}
+
+// Writes the iovecs [iov, iov + n) to fd completely, advancing them as bytes
+// go out and adding those to *written. Returns 0, or the errno of the write
+// that failed (-1 for a write of 0 bytes).
+int WritevAll(int fd, struct iovec* iov, int n, uint64_t* written) {
+  int first = 0;
+  while (first < n) {
+    if (iov[first].iov_len == 0) {
+      ++first;
+      continue;
+    }
+    const ssize_t w = writev(fd, iov + first, std::min(n - first, IOV_MAX));
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) return errno;
+    if (w == 0) return -1;
+    *written += static_cast<uint64_t>(w);
+    size_t left = static_cast<size_t>(w);
+    for (int i = first; i < n && left > 0; ++i) {
+      const size_t take = std::min(left, iov[i].iov_len);
+      iov[i].iov_base = static_cast<uint8_t*>(iov[i].iov_base) + take;
+      iov[i].iov_len -= take;
+      left -= take;
+    }
+  }
+  return 0;
 }
 
 void AppendSection(std::string* out, uint64_t offset, uint64_t size) {
@@ -208,39 +235,29 @@ absl::Status Writer::Flush(const uint8_t* extra, size_t extra_size) {
   const uint64_t records_on_disk = records_ - buffered_records_;
   uint64_t written = 0;
   struct iovec iov[2] = {{buffer_.data(), buffered_}, {const_cast<uint8_t*>(extra), extra_size}};
-  int first = 0;
-  while (first < 2) {
-    if (iov[first].iov_len == 0) {
-      ++first;
-      continue;
-    }
-    const ssize_t n = writev(fd_, iov + first, 2 - first);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno == EFBIG) {
-      // Keep the whole records that reached the file; both pieces hold
-      // records back to back.
-      uint64_t kept = 0, count = 0;
-      for (const auto& [bytes, size] : {std::pair<const uint8_t*, size_t>{buffer_.data(), buffered_},
-                                        std::pair<const uint8_t*, size_t>{extra, extra_size}}) {
-        size_t pos = 0;
-        while (pos < size && kept + RecordHeader::At(bytes + pos).size <= written) {
-          kept += RecordHeader::At(bytes + pos).size;
-          pos += RecordHeader::At(bytes + pos).size;
-          ++count;
-        }
-        if (pos < size) break;
+  const int err = WritevAll(fd_, iov, 2, &written);
+  if (err == EFBIG) {
+    // Keep the whole records that reached the file (an AUXTRACE with all of
+    // its trace); both pieces hold records back to back.
+    uint64_t kept = 0, count = 0;
+    for (const auto& [bytes, size] : {std::pair<const uint8_t*, size_t>{buffer_.data(), buffered_},
+                                      std::pair<const uint8_t*, size_t>{extra, extra_size}}) {
+      size_t pos = 0;
+      while (pos < size) {
+        const RecordHeader h = RecordHeader::At(bytes + pos);
+        const uint64_t unit = h.size + PayloadSizeOf(bytes + pos, h.type);
+        if (kept + unit > written) break;
+        kept += unit;
+        pos += unit;
+        ++count;
       }
-      return KeepWhatFits(data_on_disk + kept, records_on_disk + count);
+      if (pos < size) break;
     }
-    if (n <= 0) return error_ = OsError("cannot write", path_);
-    written += static_cast<uint64_t>(n);
-    size_t left = static_cast<size_t>(n);
-    for (int i = first; i < 2 && left > 0; ++i) {
-      const size_t take = std::min(left, iov[i].iov_len);
-      iov[i].iov_base = static_cast<uint8_t*>(iov[i].iov_base) + take;
-      iov[i].iov_len -= take;
-      left -= take;
-    }
+    return KeepWhatFits(data_on_disk + kept, records_on_disk + count);
+  }
+  if (err != 0) {
+    errno = err > 0 ? err : EIO;
+    return error_ = OsError("cannot write", path_);
   }
   buffered_ = 0;
   buffered_records_ = 0;
@@ -290,9 +307,21 @@ absl::Status Writer::Track(const uint8_t* bytes, uint32_t size) {
         dso_hits_.OnExec(LoadUnaligned<int32_t>(bytes + 8));
       }
       return absl::OkStatus();
+    case kRecordAuxtraceInfo:
+      have_auxtrace_info_ = true;
+      return absl::OkStatus();
     default:
       return absl::OkStatus();
   }
+}
+
+absl::Status Writer::CheckNoPayload(const uint8_t* bytes) {
+  const uint32_t type = RecordHeader::At(bytes).type;
+  if (type == kRecordAuxtrace || type == kRecordHeaderTracingData) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "perf.data writer: a %s record needs its payload (WriteAuxtrace)", RecordTypeName(type)));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status Writer::WriteRecord(const uint8_t* bytes, uint32_t size) {
@@ -303,6 +332,7 @@ absl::Status Writer::WriteRecord(const uint8_t* bytes, uint32_t size) {
         "8-aligned",
         size, size >= 8 ? RecordHeader::At(bytes).size : 0));
   }
+  PERFDATA_RETURN_IF_ERROR(CheckNoPayload(bytes));
   PERFDATA_RETURN_IF_ERROR(Track(bytes, size));
   if (size > buffer_.size() - buffered_) PERFDATA_RETURN_IF_ERROR(Flush());
   std::memcpy(buffer_.data() + buffered_, bytes, size);
@@ -324,6 +354,7 @@ absl::Status Writer::WriteRecords(const uint8_t* bytes, size_t size) {
           "perf.data writer: bad record at byte %u of a %u-byte span (header.size %u)", pos, size,
           rec_size));
     }
+    PERFDATA_RETURN_IF_ERROR(CheckNoPayload(bytes + pos));
     PERFDATA_RETURN_IF_ERROR(Track(bytes + pos, rec_size));
     pos += rec_size;
     ++count;
@@ -337,6 +368,68 @@ absl::Status Writer::WriteRecords(const uint8_t* bytes, size_t size) {
   }
   data_size_ += size;
   records_ += count;
+  return absl::OkStatus();
+}
+
+absl::Status Writer::WriteAuxtrace(const uint8_t* bytes, uint32_t size,
+                                   absl::Span<const absl::Span<const uint8_t>> trace) {
+  PERFDATA_RETURN_IF_ERROR(CheckState(true));
+  constexpr uint32_t kAuxtraceSize = 48;
+  if (size != kAuxtraceSize || RecordHeader::At(bytes).type != kRecordAuxtrace ||
+      RecordHeader::At(bytes).size != size) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "perf.data writer: WriteAuxtrace takes a %u-byte AUXTRACE record, not %u bytes of type %u",
+        kAuxtraceSize, size, size >= 8 ? RecordHeader::At(bytes).type : 0));
+  }
+  uint64_t trace_size = 0;
+  for (const absl::Span<const uint8_t>& piece : trace) trace_size += piece.size();
+  const uint64_t padded = AlignUp(trace_size, 8);
+  if (LoadUnaligned<uint64_t>(bytes + 8) != padded) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "perf.data writer: AUXTRACE size field %u is not the %u bytes of trace padded to 8 (%u)",
+        LoadUnaligned<uint64_t>(bytes + 8), trace_size, padded));
+  }
+  if (!have_auxtrace_info_) {
+    return absl::FailedPreconditionError(
+        "perf.data writer: AUXTRACE before any AUXTRACE_INFO (perf cannot decode it)");
+  }
+  static constexpr uint8_t kZeros[8] = {};
+  const size_t pad = static_cast<size_t>(padded - trace_size);
+  const uint64_t unit = size + padded;
+  const uint64_t file_offset = data_offset_ + data_size_;
+  if (unit > buffer_.size() - buffered_) PERFDATA_RETURN_IF_ERROR(Flush());
+  if (unit <= buffer_.size() - buffered_) {
+    uint8_t* out = buffer_.data() + buffered_;
+    std::memcpy(out, bytes, size);
+    out += size;
+    for (const absl::Span<const uint8_t>& piece : trace) {
+      if (!piece.empty()) std::memcpy(out, piece.data(), piece.size());
+      out += piece.size();
+    }
+    std::memset(out, 0, pad);
+    buffered_ += unit;
+    ++buffered_records_;
+  } else {
+    // Straight from the caller's pieces; the buffer is empty (flushed above).
+    std::vector<struct iovec> iov;
+    iov.reserve(trace.size() + 2);
+    iov.push_back({const_cast<uint8_t*>(bytes), size});
+    for (const absl::Span<const uint8_t>& piece : trace) {
+      iov.push_back({const_cast<uint8_t*>(piece.data()), piece.size()});
+    }
+    iov.push_back({const_cast<uint8_t*>(kZeros), pad});
+    uint64_t written = 0;
+    const int err = WritevAll(fd_, iov.data(), static_cast<int>(iov.size()), &written);
+    // A record cut short is not kept: the file ends before it.
+    if (err == EFBIG) return KeepWhatFits(data_size_, records_);
+    if (err != 0) {
+      errno = err > 0 ? err : EIO;
+      return error_ = OsError("cannot write", path_);
+    }
+  }
+  data_size_ += unit;
+  ++records_;
+  auxtrace_index_.emplace_back(file_offset, file_offset + unit);
   return absl::OkStatus();
 }
 
@@ -379,6 +472,11 @@ Writer::FeatureList Writer::FileFeatures() const {
   FeatureList f = CommonFeatures();
   f.emplace_back(kFeatSampleTime, EncodeSampleTime(first_sample_time_, last_sample_time_));
   if (!info_.tracing_data.empty()) f.emplace_back(kFeatTracingData, info_.tracing_data);
+  std::vector<std::pair<uint64_t, uint64_t>> index;  // {offset, header.size}
+  for (const auto& [offset, end] : auxtrace_index_) {
+    if (end <= data_offset_ + data_size_) index.emplace_back(offset, 48);
+  }
+  if (!index.empty()) f.emplace_back(kFeatAuxtrace, EncodeAuxtraceIndex(index));
   std::vector<BuildIdEntry> ids = dso_hits_.HitBuildIds();
   if (!ids.empty()) f.emplace_back(kFeatBuildId, EncodeBuildIds(ids));
   std::sort(f.begin(), f.end(),

@@ -13,10 +13,13 @@
 // The data section is the records handed in, byte for byte, buffered and
 // written in large writes (writev when a span does not fit the buffer). The
 // only look at a record is a header check and, for SAMPLE/MMAP/MMAP2/FORK/
-// COMM, the few fields the BUILD_ID and SAMPLE_TIME features need.
+// COMM, the few fields the BUILD_ID and SAMPLE_TIME features need. AUX trace
+// goes in as AUXTRACE records, each followed by its trace (WriteAuxtrace); in
+// file mode the HEADER_AUXTRACE feature lists where each one is, as perf
+// record writes it.
 //
-// Call order: Create, Begin, {WriteRecord | WriteRecords | WriteFinishedRound}*,
-// Finish. Records must come in time order (perf's FINISHED_ROUND rule); a
+// Call order: Create, Begin, {WriteRecord | WriteRecords | WriteAuxtrace |
+// WriteFinishedRound}*, Finish. Records must come in time order (perf's FINISHED_ROUND rule); a
 // session writes FINISHED_ROUND after each round of its time-ordered merge.
 // The first error sticks: every later call returns it. Not thread-safe.
 //
@@ -40,6 +43,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "decode/event_table.h"
 #include "perfdata/dso_hits.h"
 #include "perfdata/host_info.h"
@@ -82,6 +86,17 @@ class Writer {
   // Appends whole records laid back to back (e.g. a ring's RawSpans piece):
   // `size` bytes holding only complete records.
   absl::Status WriteRecords(const uint8_t* bytes, size_t size);
+  // Appends a PERF_RECORD_AUXTRACE (`size` bytes at `bytes`: the 48-byte
+  // record aux/auxtrace_record.h builds) followed by its trace: the bytes of
+  // `trace`'s pieces in order (e.g. the two spans of a wrapped AUX area) and
+  // zeros up to a multiple of 8. The record's `size` field must be that
+  // padded length. Small traces are copied into the buffer; a trace larger
+  // than the buffer is written straight from the pieces (writev, no copy).
+  // An AUXTRACE_INFO record must have been written before (perf rejects an
+  // AUXTRACE without one): FailedPrecondition otherwise. WriteRecord and
+  // WriteRecords refuse AUXTRACE, whose trace they could not carry.
+  absl::Status WriteAuxtrace(const uint8_t* bytes, uint32_t size,
+                             absl::Span<const absl::Span<const uint8_t>> trace);
   // Appends a FINISHED_ROUND record.
   absl::Status WriteFinishedRound();
 
@@ -101,6 +116,9 @@ class Writer {
   Writer(int fd, bool pipe_mode, bool owns_fd, std::string path, std::string kept_as);
 
   absl::Status CheckState(bool begun) const;
+  // InvalidArgument for a record that cannot be written on its own: one a
+  // payload must follow (AUXTRACE, HEADER_TRACING_DATA).
+  static absl::Status CheckNoPayload(const uint8_t* bytes);
   absl::Status Track(const uint8_t* bytes, uint32_t size);
   // Writes the buffered bytes and then `extra` (may be empty) in one writev.
   absl::Status Flush(const uint8_t* extra = nullptr, size_t extra_size = 0);
@@ -137,6 +155,11 @@ class Writer {
   uint64_t first_sample_time_ = 0, last_sample_time_ = 0;
   bool have_sample_time_ = false;
   std::optional<ClockData> clock_data_;
+
+  bool have_auxtrace_info_ = false;
+  // Each AUXTRACE record written: {file offset, file offset of the end of
+  // its trace}; HEADER_AUXTRACE lists those that end within the data.
+  std::vector<std::pair<uint64_t, uint64_t>> auxtrace_index_;
 };
 
 }  // namespace perfring::perfdata

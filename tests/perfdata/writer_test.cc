@@ -19,6 +19,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -27,6 +28,7 @@
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "perfdata/build_id.h"
+#include "perfdata/format.h"
 #include "perfdata/reader.h"
 #include "tests/perfdata/test_util.h"
 
@@ -579,6 +581,167 @@ TEST(WriterFileTest, RejectsARecordThatIsNotWholeAndAligned) {
   EXPECT_FALSE((*w)->WriteRecord(reinterpret_cast<const uint8_t*>(rec.data()), rec.size() - 4).ok());
   rec[6] = 12;  // header.size 12: not a multiple of 8
   EXPECT_FALSE((*w)->WriteRecord(reinterpret_cast<const uint8_t*>(rec.data()), 12).ok());
+}
+
+// AUX trace: AUXTRACE_INFO, then AUXTRACE records each followed by its
+// trace (WriteAuxtrace), built byte by byte here.
+std::string AuxtraceInfo() {
+  RecordBuilder b(kRecordAuxtraceInfo, 0);
+  b.U32(1).U32(0);  // INTEL_PT
+  for (int i = 0; i < 17; ++i) b.U64(0);
+  return b.Finish();
+}
+
+std::string Auxtrace(uint64_t padded_size, uint32_t cpu) {
+  return RecordBuilder(kRecordAuxtrace, 0).U64(padded_size).U64(0x1000).U64(0).U32(cpu).U32(-1).U32(cpu).U32(0).Finish();
+}
+
+std::string TraceBytes(size_t n, uint8_t seed) {
+  std::string t(n, '\0');
+  for (size_t i = 0; i < n; ++i) t[i] = static_cast<char>(seed + i * 7);
+  return t;
+}
+
+absl::Status WriteString(Writer& w, const std::string& rec) {
+  return w.WriteRecord(reinterpret_cast<const uint8_t*>(rec.data()), rec.size());
+}
+
+// Writes an AUXTRACE for `trace`, handed over in pieces cut at `cuts`.
+absl::Status WriteTrace(Writer& w, const std::string& trace, std::vector<size_t> cuts, uint32_t cpu) {
+  const std::string rec = Auxtrace(AlignUp(trace.size(), 8), cpu);
+  std::vector<absl::Span<const uint8_t>> pieces;
+  size_t at = 0;
+  cuts.push_back(trace.size());
+  for (size_t cut : cuts) {
+    pieces.emplace_back(reinterpret_cast<const uint8_t*>(trace.data()) + at, cut - at);
+    at = cut;
+  }
+  return w.WriteAuxtrace(reinterpret_cast<const uint8_t*>(rec.data()), rec.size(), pieces);
+}
+
+// The traces of the AUXTRACE records of `r` (padding included) and their offsets.
+std::vector<std::pair<uint64_t, std::string>> ReadTraces(Reader& r) {
+  std::vector<std::pair<uint64_t, std::string>> out;
+  EXPECT_TRUE(r.ForEachRecord([&](const RecordRef& ref) {
+                 if (RecordHeader::At(ref.bytes).type == kRecordAuxtrace) {
+                   out.emplace_back(ref.offset, std::string(reinterpret_cast<const char*>(ref.payload.data()),
+                                                            ref.payload.size()));
+                 }
+                 return absl::OkStatus();
+               }).ok());
+  return out;
+}
+
+TEST(WriterAuxtraceTest, TracesFollowTheirRecordsPaddedAndIndexed) {
+  for (const bool pipe : {false, true}) {
+    SCOPED_TRACE(pipe ? "pipe mode" : "file mode");
+    const std::string path = TempPath(pipe ? "aux.fifo" : "aux.data");
+    std::string piped;
+    std::thread reader;
+    if (pipe) {
+      ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
+      reader = std::thread([&] {
+        const int fd = open(path.c_str(), O_RDONLY);
+        char buf[1 << 16];
+        ssize_t n;
+        while ((n = read(fd, buf, sizeof buf)) > 0) piped.append(buf, n);
+        close(fd);
+      });
+    }
+    // 13 bytes in two pieces (padded to 16), 6 MiB + 3 in three pieces
+    // (larger than the writer's buffer: written from the pieces), 8 bytes.
+    const std::vector<std::string> traces = {TraceBytes(13, 1), TraceBytes((6 << 20) + 3, 2),
+                                             TraceBytes(8, 3)};
+    {
+      absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(path);
+      ASSERT_TRUE(w.ok()) << w.status();
+      ASSERT_TRUE((*w)->Begin(OneEvent(), RecordingInfo()).ok());
+      ASSERT_TRUE(WriteString(**w, AuxtraceInfo()).ok());
+      ASSERT_TRUE(WriteTrace(**w, traces[0], {5}, 0).ok());
+      ASSERT_TRUE(WriteTrace(**w, traces[1], {1, 4 << 20}, 1).ok());
+      ASSERT_TRUE(WriteString(**w, Sample(PERF_RECORD_MISC_USER, 0x1000, 5)).ok());
+      ASSERT_TRUE(WriteTrace(**w, traces[2], {}, 0).ok());
+      EXPECT_EQ((*w)->records(), 5u);
+      ASSERT_TRUE((*w)->Finish().ok());
+    }
+    if (pipe) reader.join();
+    absl::StatusOr<std::unique_ptr<Reader>> r =
+        pipe ? Reader::FromBytes(piped) : Reader::Open(path);
+    ASSERT_TRUE(r.ok()) << r.status();
+    const std::vector<std::pair<uint64_t, std::string>> got = ReadTraces(**r);
+    ASSERT_EQ(got.size(), traces.size());
+    std::vector<std::pair<uint64_t, uint64_t>> index;
+    for (size_t i = 0; i < traces.size(); ++i) {
+      const std::string want = traces[i] + std::string(AlignUp(traces[i].size(), 8) - traces[i].size(), '\0');
+      EXPECT_TRUE(got[i].second == want) << "trace " << i;
+      index.emplace_back(got[i].first, 48);
+    }
+    if (pipe) {
+      EXPECT_FALSE((*r)->features().present.test(kFeatAuxtrace));  // features come first in a pipe
+    } else {
+      EXPECT_EQ(CountRecords(**r), 5u);
+      EXPECT_EQ((*r)->features().auxtrace_index, index);
+    }
+  }
+}
+
+TEST(WriterAuxtraceTest, RefusesAuxtraceItCannotWriteAsPerfReadsIt) {
+  absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(TempPath("aux_bad.data"));
+  ASSERT_TRUE(w.ok());
+  ASSERT_TRUE((*w)->Begin(OneEvent(), RecordingInfo()).ok());
+  const std::string trace = TraceBytes(16, 1);
+  // Before any AUXTRACE_INFO: perf would refuse the file.
+  EXPECT_EQ(WriteTrace(**w, trace, {}, 0).code(), absl::StatusCode::kFailedPrecondition);
+  ASSERT_TRUE(WriteString(**w, AuxtraceInfo()).ok());
+  // Without its trace, through the record calls.
+  const std::string rec = Auxtrace(16, 0);
+  EXPECT_EQ(WriteString(**w, rec).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ((*w)->WriteRecords(reinterpret_cast<const uint8_t*>(rec.data()), rec.size()).code(),
+            absl::StatusCode::kInvalidArgument);
+  // A size field that is not the trace padded to 8.
+  const std::string wrong = Auxtrace(24, 0);
+  const absl::Span<const uint8_t> piece(reinterpret_cast<const uint8_t*>(trace.data()), trace.size());
+  EXPECT_EQ((*w)->WriteAuxtrace(reinterpret_cast<const uint8_t*>(wrong.data()), wrong.size(), {piece}).code(),
+            absl::StatusCode::kInvalidArgument);
+  // Not an AUXTRACE record.
+  const std::string sample = Sample(PERF_RECORD_MISC_USER, 0x1000, 5);
+  EXPECT_EQ((*w)->WriteAuxtrace(reinterpret_cast<const uint8_t*>(sample.data()), sample.size(), {piece}).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ((*w)->records(), 1u);
+  EXPECT_TRUE(WriteTrace(**w, trace, {}, 0).ok());
+  EXPECT_TRUE((*w)->Finish().ok());
+}
+
+TEST(WriterAuxtraceTest, AFileSizeLimitKeepsWholeAuxtraceRecordsAndTheirIndex) {
+  // Buffered AUXTRACE records with their traces, cut by the limit inside
+  // one: the writer counts each record with its trace when it finds where
+  // the file can end.
+  const std::string path = TempPath("aux_limited.data");
+  absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(path);
+  ASSERT_TRUE(w.ok());
+  absl::Status status;
+  {
+    FileSizeLimit scope((1 << 20) + 13);
+    ASSERT_TRUE((*w)->Begin(OneEvent(), RecordingInfo()).ok());
+    ASSERT_TRUE(WriteString(**w, AuxtraceInfo()).ok());
+    for (int i = 0; i < 2000 && status.ok(); ++i) status = WriteTrace(**w, TraceBytes(1001, i), {}, i % 2);
+    if (status.ok()) status = (*w)->Finish();
+  }
+  ASSERT_EQ(status.code(), absl::StatusCode::kResourceExhausted) << status;
+  const uint64_t records = (*w)->records();
+  absl::StatusOr<std::unique_ptr<Reader>> r = Reader::Open(path);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_GT(records, 900u);
+  EXPECT_EQ(CountRecords(**r), records);
+  const std::vector<std::pair<uint64_t, std::string>> got = ReadTraces(**r);
+  ASSERT_EQ(got.size(), records - 1);
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_EQ(got[i].second.substr(0, 1001), TraceBytes(1001, i)) << i;
+  }
+  // The index lists the kept records only (when it fit below the limit).
+  if ((*r)->features().present.test(kFeatAuxtrace)) {
+    EXPECT_EQ((*r)->features().auxtrace_index.size(), got.size());
+  }
 }
 
 }  // namespace
