@@ -105,6 +105,19 @@ std::string RenderSummary(const CaptureSummary& s, absl::string_view output_name
       }
     }
   }
+  if (s.aux_areas != 0) {
+    std::string line = absl::StrCat("[ perfring record: AUX trace: ", s.aux_bytes, " bytes in ", s.aux_chunks,
+                                    " chunks from ", s.aux_areas, " areas; ", s.aux_records, " AUX records");
+    if (s.aux_snapshots != 0) absl::StrAppend(&line, ", ", s.aux_snapshots, " snapshots");
+    if (s.aux_truncated != 0) {
+      absl::StrAppend(&line, "; TRUNCATED ", s.aux_truncated, "x (the area was full and trace was lost: try a larger -m ,AUX)");
+    }
+    if (s.aux_reenabled != 0) absl::StrAppend(&line, "; re-enabled ", s.aux_reenabled, "x");
+    if (s.aux_partial != 0) absl::StrAppend(&line, "; ", s.aux_partial, " PARTIAL");
+    if (s.aux_collision != 0) absl::StrAppend(&line, "; ", s.aux_collision, " COLLISION");
+    if (s.aux_resyncs != 0) absl::StrAppend(&line, "; ", s.aux_resyncs, " impossible aux_head/aux_tail skipped");
+    absl::StrAppend(&out, line, " ]\n");
+  }
   if (s.unattributed_records != 0) {
     absl::StrAppend(&out, "[ perfring record: ", s.unattributed_records,
                     " records matched no event (kept, without an event name) ]\n");

@@ -52,6 +52,18 @@ struct CaptureSummary {
   uint64_t record_bytes = 0;
   uint64_t synthesized_records = 0;   // COMM/MMAP2/MMAP from /proc, written first
   uint64_t unattributed_records = 0;  // id matched no event (written with a null event)
+  // AUX trace (record/aux_drain.h), over every AUX area: the trace handed
+  // to the sink, and what the PERF_RECORD_AUX records said.
+  uint64_t aux_areas = 0;
+  uint64_t aux_chunks = 0;
+  uint64_t aux_bytes = 0;
+  uint64_t aux_records = 0;
+  uint64_t aux_truncated = 0;   // the kernel stopped the event: area full, trace lost
+  uint64_t aux_partial = 0;
+  uint64_t aux_collision = 0;
+  uint64_t aux_reenabled = 0;   // after TRUNCATED, or found stopped on a full area
+  uint64_t aux_snapshots = 0;
+  uint64_t aux_resyncs = 0;     // impossible aux_head/aux_tail, skipped
   uint64_t reader_resyncs = 0;        // ring garbage skipped by the readers
   uint64_t reader_skipped_bytes = 0;
   uint64_t wakeups = 0;               // epoll wake-ups with ring data

@@ -14,6 +14,19 @@ absl::Status FanOutSink::Write(const RecordView& rec, const EventInfo* event) {
   return absl::OkStatus();
 }
 
+absl::Status FanOutSink::WriteAuxInfo(absl::Span<const uint8_t> record) {
+  for (RecordSink* sink : sinks_)
+    if (absl::Status s = sink->WriteAuxInfo(record); !s.ok()) return s;
+  return absl::OkStatus();
+}
+
+absl::Status FanOutSink::WriteAux(const aux::AuxtraceChunk& chunk,
+                                  absl::Span<const absl::Span<const uint8_t>> pieces) {
+  for (RecordSink* sink : sinks_)
+    if (absl::Status s = sink->WriteAux(chunk, pieces); !s.ok()) return s;
+  return absl::OkStatus();
+}
+
 absl::Status FanOutSink::EndRound() {
   for (RecordSink* sink : sinks_)
     if (absl::Status s = sink->EndRound(); !s.ok()) return s;

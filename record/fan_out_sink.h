@@ -19,6 +19,9 @@ class FanOutSink : public RecordSink {
 
   absl::Status Begin(const EventTable& events) override;
   absl::Status Write(const RecordView& rec, const EventInfo* event) override;
+  absl::Status WriteAuxInfo(absl::Span<const uint8_t> record) override;
+  absl::Status WriteAux(const aux::AuxtraceChunk& chunk,
+                        absl::Span<const absl::Span<const uint8_t>> pieces) override;
   absl::Status EndRound() override;
   absl::Status End(const CaptureSummary& summary) override;
   uint64_t BytesWritten() const override;

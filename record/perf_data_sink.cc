@@ -1,5 +1,8 @@
 #include "record/perf_data_sink.h"
 
+#include <array>
+#include <cstdint>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "perfdata/output_file.h"
@@ -50,6 +53,17 @@ absl::Status PerfDataSink::Begin(const EventTable& events) {
 
 absl::Status PerfDataSink::Write(const RecordView& rec, const EventInfo* event) {
   return writer_->WriteRecord(rec.bytes, rec.size);
+}
+
+absl::Status PerfDataSink::WriteAuxInfo(absl::Span<const uint8_t> record) {
+  if (record.size() > UINT32_MAX) return absl::InvalidArgumentError("AUXTRACE_INFO record too large");
+  return writer_->WriteRecord(record.data(), static_cast<uint32_t>(record.size()));
+}
+
+absl::Status PerfDataSink::WriteAux(const aux::AuxtraceChunk& chunk,
+                                    absl::Span<const absl::Span<const uint8_t>> pieces) {
+  const std::array<uint8_t, aux::kAuxtraceRecordSize> record = aux::AuxtraceRecord(chunk);
+  return writer_->WriteAuxtrace(record.data(), aux::kAuxtraceRecordSize, pieces);
 }
 
 absl::Status PerfDataSink::EndRound() { return writer_->WriteFinishedRound(); }

@@ -38,6 +38,11 @@ class PerfDataSink : public RecordSink {
 
   absl::Status Begin(const EventTable& events) override;
   absl::Status Write(const RecordView& rec, const EventInfo* event) override;
+  // AUXTRACE_INFO as a record; each chunk as an AUXTRACE record followed by
+  // its trace, written from the AUX area's pieces (no copy for large chunks).
+  absl::Status WriteAuxInfo(absl::Span<const uint8_t> record) override;
+  absl::Status WriteAux(const aux::AuxtraceChunk& chunk,
+                        absl::Span<const absl::Span<const uint8_t>> pieces) override;
   absl::Status EndRound() override;
   // Finishes the file (header sizes, features), so it is complete also after
   // Ctrl-C, SIGTERM or --duration.

@@ -10,15 +10,21 @@
 #include <cstdint>
 
 #include "absl/status/status.h"
+#include "absl/types/span.h"
+#include "aux/auxtrace_record.h"
 #include "decode/event_table.h"
 #include "reader/record_view.h"
 #include "record/capture_summary.h"
 
 namespace perfring {
 
-// The session calls, from one thread: Begin once; then Write for every record
-// in time order (the synthesized side-band first, then ring records merged
-// across rings by time) with EndRound between rounds; then End once. A
+// The session calls, from one thread: Begin once; then, when the capture has
+// AUX trace, WriteAuxInfo once; then Write for every record in time order
+// (the synthesized side-band first, then ring records merged across rings by
+// time) with EndRound between rounds, and WriteAux for every chunk of AUX
+// trace drained (AUX trace has no timestamp of its own: a chunk comes after
+// the PERF_RECORD_AUX records that announced it were read, not necessarily
+// written); then End once. A
 // non-OK status from any call stops the capture, which then returns that
 // status (End is not called after a failure, nor when the capture fails
 // before it could finish).
@@ -33,6 +39,19 @@ class RecordSink {
   // `event`: the record's event (IDENTIFIER), the first event for
   // synthesized records, or nullptr when the id matched no event.
   virtual absl::Status Write(const RecordView& rec, const EventInfo* event) = 0;
+  // AUX trace (record/aux_drain.h). The AUXTRACE_INFO record (aux/
+  // auxtrace_info.h's bytes, header included), before any WriteAux. Sinks
+  // that do not carry AUX trace ignore it (the default).
+  virtual absl::Status WriteAuxInfo(absl::Span<const uint8_t> /*record*/) { return absl::OkStatus(); }
+  // One chunk of trace from an AUX area: `chunk` says which area and where
+  // (aux/auxtrace_record.h; chunk.trace_bytes is the pieces' total), `pieces`
+  // the bytes in order (two when the area wrapped), valid only during the call
+  // (they are the AUX area itself). Sinks that do not carry the trace ignore
+  // it (the default: JSON gets no payload).
+  virtual absl::Status WriteAux(const aux::AuxtraceChunk& /*chunk*/,
+                                absl::Span<const absl::Span<const uint8_t>> /*pieces*/) {
+    return absl::OkStatus();
+  }
   // Every record written so far is older than every record to come (perf.data
   // writers emit PERF_RECORD_FINISHED_ROUND here).
   virtual absl::Status EndRound() = 0;

@@ -1,0 +1,302 @@
+// The session's AUX step end to end without hardware: the kernel's AUX
+// writer emulated in memory (aux/testing) produces a real Intel PT stream
+// (libipt), AuxDrain hands it to the perf.data sink as AUXTRACE records
+// after an AUXTRACE_INFO, and the file read back with perfdata::Reader gives
+// the stream back, every packet in order, decoded by libipt. Also: area
+// wraps, TRUNCATED and re-enable, the stop with no record on a full area,
+// snapshots before and after a wrap, and the summary line.
+#include <intel-pt.h>
+#include <linux/perf_event.h>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "aux/auxtrace_info.h"
+#include "aux/auxtrace_record.h"
+#include "aux/testing/emulated_aux_writer.h"
+#include "aux/testing/pt_stream.h"
+#include "decode/decoder.h"
+#include "decode/event_format.h"
+#include "decode/event_table.h"
+#include "decode/record_type.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "perfdata/format.h"
+#include "perfdata/reader.h"
+#include "reader/ring_reader.h"
+#include "reader/testing/emulated_writer.h"
+#include "record/aux_drain.h"
+#include "record/capture_summary.h"
+#include "record/perf_data_sink.h"
+#include "tests/record/memory_sink.h"
+
+namespace perfring {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr uint32_t kPtType = 8;
+constexpr int kCpu = 1;
+constexpr uint32_t kIdx = 3;
+
+std::string TempPath(const std::string& name) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return absl::StrCat(dir != nullptr ? dir : "/tmp", "/", name);
+}
+
+EventTable Events() {
+  EventTable table;
+  EventInfo pt;
+  pt.name = "intel_pt//u";
+  pt.attr.type = kPtType;
+  pt.attr.size = sizeof(perf_event_attr);
+  pt.attr.sample_period = 1;
+  pt.attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+  pt.attr.sample_id_all = 1;
+  pt.format = EventFormat::FromAttr(pt.attr);
+  pt.ids = {101};
+  table.Add(pt);
+  return table;
+}
+
+// The perf.data sink of a capture with one AUX area, begun, AUXTRACE_INFO
+// written.
+std::unique_ptr<PerfDataSink> BegunSink(const std::string& path, const EventTable& table) {
+  auto sink = std::make_unique<PerfDataSink>(path, perfdata::RecordingInfo{}, SystemPaths{}, nullptr);
+  EXPECT_TRUE(sink->Begin(table).ok());
+  aux::IntelPtInfo info;
+  info.pmu_type = kPtType;
+  info.per_cpu_mmaps = true;
+  absl::StatusOr<std::string> record = aux::IntelPtAuxtraceInfo(info);
+  EXPECT_TRUE(record.ok()) << record.status();
+  EXPECT_TRUE(sink->WriteAuxInfo(absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(record->data()),
+                                                     record->size()))
+                  .ok());
+  return sink;
+}
+
+// The AUXTRACE records of a perf.data file, in order, with their payloads.
+struct Chunk {
+  uint64_t size = 0, offset = 0;
+  uint32_t idx = 0;
+  int32_t tid = 0, cpu = 0;
+  std::vector<uint8_t> payload;  // padded to 8
+};
+std::vector<Chunk> ReadChunks(const std::string& path) {
+  std::vector<Chunk> chunks;
+  absl::StatusOr<std::unique_ptr<perfdata::Reader>> reader = perfdata::Reader::Open(path);
+  EXPECT_TRUE(reader.ok()) << reader.status();
+  if (!reader.ok()) return chunks;
+  bool info_seen = false;
+  EXPECT_TRUE((*reader)
+                  ->ForEachRecord([&](const perfdata::RecordRef& ref) {
+                    const uint32_t type = LoadUnaligned<uint32_t>(ref.bytes);
+                    if (type == kRecordAuxtraceInfo) info_seen = true;
+                    if (type != kRecordAuxtrace) return absl::OkStatus();
+                    EXPECT_TRUE(info_seen) << "AUXTRACE before AUXTRACE_INFO";
+                    Chunk c;
+                    c.size = LoadUnaligned<uint64_t>(ref.bytes + 8);
+                    c.offset = LoadUnaligned<uint64_t>(ref.bytes + 16);
+                    c.idx = LoadUnaligned<uint32_t>(ref.bytes + 32);
+                    c.tid = LoadUnaligned<int32_t>(ref.bytes + 36);
+                    c.cpu = LoadUnaligned<int32_t>(ref.bytes + 40);
+                    c.payload.assign(ref.payload.begin(), ref.payload.end());
+                    chunks.push_back(std::move(c));
+                    return absl::OkStatus();
+                  })
+                  .ok());
+  return chunks;
+}
+
+// One emulated AUX event: its data ring, AUX area, kernel writer, and the
+// AuxDrain under test.
+struct Emulation {
+  Emulation(uint64_t aux_size, uint64_t start, EmulatedAuxWriter::Mode mode)
+      : ring(64 << 10),
+        area(&ring, aux_size, start),
+        data_writer(ring.region()),
+        writer(area.region(), &data_writer, mode),
+        ring_reader(std::make_unique<RingReader>(ring.region())),
+        drain(area.region(), &writer,
+              mode == EmulatedAuxWriter::Mode::kFullTrace ? AuxDrain::Mode::kFullTrace
+                                                          : AuxDrain::Mode::kSnapshot,
+              Where()) {}
+  static aux::AuxtraceChunk Where() {
+    aux::AuxtraceChunk where;
+    where.idx = kIdx;
+    where.cpu = kCpu;
+    where.tid = -1;
+    return where;
+  }
+  // The session's pass: the data ring's PERF_RECORD_AUX, then the area.
+  void Pass(RecordSink* sink) {
+    ring_reader->ReadBatch([&](const RecordView& view) {
+      absl::StatusOr<Record> rec = DecodeRecord(view.bytes, view.size, EventFormat{});
+      ASSERT_TRUE(rec.ok()) << rec.status();
+      if (const AuxRecord* aux = rec->get<AuxRecord>()) drain.OnAuxRecord(*aux);
+    });
+    ASSERT_TRUE(drain.Drain(sink).ok());
+  }
+
+  EmulatedRing ring;
+  EmulatedAuxArea area;
+  EmulatedWriter data_writer;
+  EmulatedAuxWriter writer;
+  std::unique_ptr<RingReader> ring_reader;
+  AuxDrain drain;
+};
+
+TEST(AuxDrainTest, FullTraceThroughPerfDataEveryPacketBack) {
+  absl::StatusOr<PtStream> stream = EncodePtStream(200 << 10, 11, 1024);
+  ASSERT_TRUE(stream.ok()) << stream.status();
+  constexpr uint64_t kAuxSize = 16 << 10;
+  // The positions start just before the area's end: the first drains wrap.
+  const uint64_t start = 5 * kAuxSize - 777;
+  Emulation emu(kAuxSize, start, EmulatedAuxWriter::Mode::kFullTrace);
+  const std::string path = TempPath("full.data");
+  const EventTable table = Events();
+  std::unique_ptr<PerfDataSink> sink = BegunSink(path, table);
+  const std::vector<uint8_t>& bytes = stream->bytes;
+  const size_t kSteps[] = {1, 4095, 333, 7000, 8, 12345, 64, 2049};
+  for (size_t pos = 0, k = 0; pos < bytes.size(); ++k) {
+    const size_t n = std::min(kSteps[k % 8], bytes.size() - pos);
+    ASSERT_EQ(emu.writer.Write(absl::MakeConstSpan(&bytes[pos], n)), n);
+    pos += n;
+    if (k % 2 == 1 || pos == bytes.size()) emu.Pass(sink.get());
+  }
+  CaptureSummary summary;
+  AddAuxDrain(emu.drain, &summary);
+  ASSERT_TRUE(sink->End(summary).ok());
+
+  std::vector<Chunk> chunks = ReadChunks(path);
+  ASSERT_FALSE(chunks.empty());
+  std::vector<uint8_t> trace;
+  bool wrapped = false;
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    const Chunk& c = chunks[i];
+    EXPECT_EQ(c.idx, kIdx);
+    EXPECT_EQ(c.cpu, kCpu);
+    EXPECT_EQ(c.tid, -1);
+    // Free-running positions, back to back: the length of each chunk's trace.
+    const uint64_t end = i + 1 < chunks.size() ? chunks[i + 1].offset : start + bytes.size();
+    ASSERT_EQ(c.offset, i == 0 ? start : chunks[i - 1].offset + (c.offset - chunks[i - 1].offset));
+    const uint64_t length = end - c.offset;
+    ASSERT_EQ(c.size, perfdata::AlignUp(length, 8));
+    wrapped |= (c.offset % kAuxSize) + length > kAuxSize;
+    trace.insert(trace.end(), c.payload.begin(), c.payload.begin() + length);
+  }
+  EXPECT_TRUE(wrapped) << "no chunk crossed the end of the area";
+  ASSERT_EQ(trace.size(), bytes.size());
+  ASSERT_TRUE(trace == bytes);
+  absl::StatusOr<std::vector<pt_packet>> decoded = DecodePtPackets(trace);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  ASSERT_EQ(decoded->size(), stream->packets.size());
+  for (size_t i = 0; i < decoded->size(); ++i) {
+    ASSERT_TRUE(SamePtPacket((*decoded)[i], stream->packets[i]))
+        << "packet " << i << ": " << DescribePtPacket((*decoded)[i]) << " vs "
+        << DescribePtPacket(stream->packets[i]);
+  }
+  EXPECT_EQ(summary.aux_bytes, bytes.size());
+  EXPECT_EQ(summary.aux_chunks, chunks.size());
+  EXPECT_EQ(summary.aux_records, emu.writer.aux_records());
+  EXPECT_EQ(summary.aux_truncated, 0u);
+  EXPECT_THAT(RenderSummary(summary, ""), HasSubstr(absl::StrCat("AUX trace: ", bytes.size(), " bytes in ")));
+}
+
+TEST(AuxDrainTest, TruncatedIsReenabledAfterDrainingAndCounted) {
+  absl::StatusOr<PtStream> stream = EncodePtStream(64 << 10, 3, 512);
+  ASSERT_TRUE(stream.ok()) << stream.status();
+  constexpr uint64_t kAuxSize = 8 << 10;
+  Emulation emu(kAuxSize, 0, EmulatedAuxWriter::Mode::kFullTrace);
+  const std::string path = TempPath("truncated.data");
+  const EventTable table = Events();
+  std::unique_ptr<PerfDataSink> sink = BegunSink(path, table);
+  std::vector<uint8_t> stored;
+  const std::vector<uint8_t>& bytes = stream->bytes;
+  // 12 KiB into an 8 KiB area: TRUNCATED, the event is disabled.
+  uint64_t n = emu.writer.Write(absl::MakeConstSpan(bytes.data(), 12 << 10));
+  stored.insert(stored.end(), bytes.begin(), bytes.begin() + n);
+  ASSERT_FALSE(emu.writer.enabled());
+  EXPECT_EQ(emu.writer.Write(absl::MakeConstSpan(bytes.data(), 100)), 0u) << "disabled";
+  emu.Pass(sink.get());
+  EXPECT_TRUE(emu.writer.enabled()) << "not re-enabled after TRUNCATED";
+  n = emu.writer.Write(absl::MakeConstSpan(bytes.data() + (12 << 10), 1000));
+  stored.insert(stored.end(), bytes.begin() + (12 << 10), bytes.begin() + (12 << 10) + n);
+  emu.Pass(sink.get());
+  CaptureSummary summary;
+  AddAuxDrain(emu.drain, &summary);
+  ASSERT_TRUE(sink->End(summary).ok());
+  EXPECT_EQ(summary.aux_truncated, 1u);
+  EXPECT_EQ(summary.aux_reenabled, 1u);
+  EXPECT_EQ(summary.aux_bytes, stored.size());
+  EXPECT_THAT(RenderSummary(summary, ""), HasSubstr("TRUNCATED 1x"));
+  const std::vector<Chunk> chunks = ReadChunks(path);
+  ASSERT_EQ(chunks.size(), 2u);
+  EXPECT_EQ(chunks[0].offset, 0u);
+  ASSERT_EQ(chunks[1].offset, kAuxSize - 1) << "CIRC_SPACE keeps one byte free";
+  std::vector<uint8_t> trace(chunks[0].payload.begin(), chunks[0].payload.begin() + chunks[1].offset);
+  trace.insert(trace.end(), chunks[1].payload.begin(), chunks[1].payload.begin() + 1000);
+  EXPECT_TRUE(trace == stored);
+}
+
+TEST(AuxDrainTest, EventStoppedOnAFullAreaWithoutARecordIsReenabled) {
+  constexpr uint64_t kAuxSize = 4 << 10;
+  Emulation emu(kAuxSize, 123, EmulatedAuxWriter::Mode::kFullTrace);
+  const std::vector<uint8_t> fill(kAuxSize - 1, 0x00);  // PAD packets
+  ASSERT_EQ(emu.writer.Write(fill), kAuxSize - 1);       // exactly full: no TRUNCATED
+  ASSERT_TRUE(emu.writer.enabled());
+  const uint64_t records = emu.writer.aux_records();
+  EXPECT_EQ(emu.writer.Write(fill), 0u);  // no space at all: stopped, no record
+  ASSERT_FALSE(emu.writer.enabled());
+  EXPECT_EQ(emu.writer.aux_records(), records);
+  MemorySink ignore_all;  // the default WriteAux: a sink without AUX payload
+  emu.Pass(&ignore_all);
+  EXPECT_TRUE(emu.writer.enabled());
+  EXPECT_EQ(emu.drain.stats().reenabled_full, 1u);
+  EXPECT_EQ(emu.drain.event_stats().truncated, 0u);
+  // Not full: nothing to re-enable (and a capture that stopped says so).
+  ASSERT_TRUE(emu.writer.Disable().ok());
+  emu.Pass(&ignore_all);
+  EXPECT_FALSE(emu.writer.enabled());
+}
+
+TEST(AuxDrainTest, SnapshotsBeforeAndAfterAWrap) {
+  absl::StatusOr<PtStream> stream = EncodePtStream(40 << 10, 5, 512);
+  ASSERT_TRUE(stream.ok()) << stream.status();
+  constexpr uint64_t kAuxSize = 8 << 10;
+  Emulation emu(kAuxSize, 0, EmulatedAuxWriter::Mode::kSnapshot);
+  const std::string path = TempPath("snapshot.data");
+  const EventTable table = Events();
+  std::unique_ptr<PerfDataSink> sink = BegunSink(path, table);
+  const std::vector<uint8_t>& bytes = stream->bytes;
+  ASSERT_TRUE(emu.drain.Drain(sink.get()).ok()) << "full-trace Drain is a no-op in snapshot mode";
+  emu.writer.Write(absl::MakeConstSpan(bytes.data(), 3000));
+  ASSERT_TRUE(emu.drain.Snapshot(sink.get()).ok());
+  ASSERT_TRUE(emu.writer.enabled()) << "re-enabled after the snapshot";
+  emu.writer.Write(absl::MakeConstSpan(bytes.data() + 3000, 20000));  // wraps
+  ASSERT_TRUE(emu.drain.Snapshot(sink.get()).ok());
+  CaptureSummary summary;
+  AddAuxDrain(emu.drain, &summary);
+  ASSERT_TRUE(sink->End(summary).ok());
+  EXPECT_EQ(summary.aux_snapshots, 2u);
+  const std::vector<Chunk> chunks = ReadChunks(path);
+  ASSERT_EQ(chunks.size(), 2u);
+  // Before the wrap: what was written. After: the newest aux_size bytes.
+  ASSERT_EQ(chunks[0].size, perfdata::AlignUp(3000, 8));
+  EXPECT_TRUE(std::equal(bytes.begin(), bytes.begin() + 3000, chunks[0].payload.begin()));
+  ASSERT_EQ(chunks[1].size, kAuxSize);
+  EXPECT_EQ(chunks[1].offset, 3000u);
+  EXPECT_TRUE(std::equal(bytes.begin() + 23000 - kAuxSize, bytes.begin() + 23000, chunks[1].payload.begin()));
+  // From the first PSB on, libipt decodes the wrapped snapshot.
+  absl::StatusOr<std::vector<pt_packet>> decoded =
+      DecodePtPackets(absl::MakeConstSpan(chunks[1].payload.data(), kAuxSize));
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_GT(decoded->size(), 0u);
+  EXPECT_EQ(decoded->front().type, ppt_psb);
+}
+
+}  // namespace
+}  // namespace perfring
