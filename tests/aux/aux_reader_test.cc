@@ -28,9 +28,6 @@ namespace {
 constexpr uint64_t kAuxSize = 4096;
 constexpr uint64_t kDataSize = 64 * 1024;
 
-// The chunks the PMU hands to perf_aux_output_end, cycling.
-constexpr size_t kChunks[] = {1, 7, 64, 333, 1000, 5, 2047, 129};
-
 PtStream Encode(size_t bytes, uint64_t seed) {
   absl::StatusOr<PtStream> stream = EncodePtStream(bytes, seed);
   if (!stream.ok()) {
@@ -56,34 +53,6 @@ TEST(PtStreamTest, EncodedStreamDecodesBackAndCorruptionIsSeen) {
   EXPECT_FALSE(SamePtPacket((*decoded)[i], stream.packets[i]));
 }
 
-// Writes `stream` through the emulated writer in chunks, draining after each
-// chunk, and returns the bytes read.
-std::vector<uint8_t> CaptureInChunks(const PtStream& stream, uint64_t start,
-                                     size_t chunk_phase,
-                                     AuxEventTracker* tracker) {
-  EmulatedRing ring(kDataSize);
-  EmulatedAuxArea area(&ring, kAuxSize, start);
-  EmulatedWriter data_writer(ring.region());
-  EmulatedAuxWriter writer(area.region(), &data_writer,
-                           EmulatedAuxWriter::Mode::kFullTrace);
-  AuxReader reader(area.region());
-  auto ring_reader = std::make_unique<RingReader>(ring.region());
-  std::vector<uint8_t> out;
-  size_t pos = 0;
-  for (size_t k = chunk_phase; pos < stream.bytes.size(); ++k) {
-    size_t n = kChunks[k % 8];
-    if (n > stream.bytes.size() - pos) n = stream.bytes.size() - pos;
-    EXPECT_EQ(writer.Write(absl::MakeConstSpan(&stream.bytes[pos], n)), n);
-    pos += n;
-    DrainAux(reader, &out);
-    DrainAuxRecords(*ring_reader, *tracker);
-  }
-  EXPECT_EQ(reader.stats().resyncs, 0u);
-  EXPECT_EQ(__atomic_load_n(&area.region().meta->aux_tail, __ATOMIC_RELAXED),
-            start + stream.bytes.size());
-  return out;
-}
-
 TEST(AuxReaderTest, PtStreamComesBackWithTheWrapAtEveryOffset) {
   const PtStream stream = Encode(3 * kAuxSize, 2);
   // Every start offset in the area, once from position 0 and once from
@@ -92,7 +61,8 @@ TEST(AuxReaderTest, PtStreamComesBackWithTheWrapAtEveryOffset) {
     for (uint64_t offset = 0; offset < kAuxSize; ++offset) {
       AuxEventTracker tracker;
       const std::vector<uint8_t> out =
-          CaptureInChunks(stream, base + offset, offset, &tracker);
+          CaptureInChunks(stream.bytes, kAuxSize, base + offset, offset,
+                          &tracker);
       ASSERT_EQ(out, stream.bytes) << "start " << base + offset;
       EXPECT_EQ(tracker.stats().bytes, stream.bytes.size());
       EXPECT_EQ(tracker.stats().truncated, 0u);

@@ -1,6 +1,7 @@
 // Helpers shared by the aux tests: draining an AuxReader into a byte vector,
-// acting on the PERF_RECORD_AUX records of the emulated data ring, and
-// checking decoded PT packets against the encoded ones.
+// acting on the PERF_RECORD_AUX records of the emulated data ring, capturing
+// a trace through the emulated AUX writer in chunks, and checking decoded PT
+// packets against the encoded ones.
 #ifndef PERFRING_TESTS_AUX_AUX_TEST_UTIL_H_
 #define PERFRING_TESTS_AUX_AUX_TEST_UTIL_H_
 
@@ -11,13 +12,18 @@
 #include <string>
 #include <vector>
 
+#include <memory>
+
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "aux/aux_event.h"
 #include "aux/aux_reader.h"
+#include "aux/testing/emulated_aux_writer.h"
 #include "aux/testing/pt_stream.h"
 #include "decode/decoder.h"
 #include "gtest/gtest.h"
 #include "reader/ring_reader.h"
+#include "reader/testing/emulated_writer.h"
 
 namespace perfring {
 
@@ -45,6 +51,42 @@ inline void DrainAuxRecords(RingReader& ring, AuxEventTracker& tracker,
     tracker.OnAuxRecord(*aux);
     if (records != nullptr) records->push_back(*aux);
   });
+}
+
+// The chunks the PMU hands to perf_aux_output_end, cycling.
+inline constexpr size_t kAuxChunks[] = {1, 7, 64, 333, 1000, 5, 2047, 129};
+
+// Writes `trace` through an emulated full-trace AUX area of `aux_size` bytes
+// whose positions start at `start`, in chunks (kAuxChunks from
+// `chunk_phase`), draining the area and the PERF_RECORD_AUX records (ORed
+// with `aux_flags`, e.g. a CoreSight format bit) after each chunk. Returns
+// the bytes read; nothing may be lost or resynchronised.
+inline std::vector<uint8_t> CaptureInChunks(absl::Span<const uint8_t> trace,
+                                            uint64_t aux_size, uint64_t start,
+                                            size_t chunk_phase,
+                                            AuxEventTracker* tracker,
+                                            uint64_t aux_flags = 0) {
+  EmulatedRing ring(64 * 1024);
+  EmulatedAuxArea area(&ring, aux_size, start);
+  EmulatedWriter data_writer(ring.region());
+  EmulatedAuxWriter writer(area.region(), &data_writer,
+                           EmulatedAuxWriter::Mode::kFullTrace);
+  AuxReader reader(area.region());
+  auto ring_reader = std::make_unique<RingReader>(ring.region());
+  std::vector<uint8_t> out;
+  size_t pos = 0;
+  for (size_t k = chunk_phase; pos < trace.size(); ++k) {
+    size_t n = kAuxChunks[k % 8];
+    if (n > trace.size() - pos) n = trace.size() - pos;
+    EXPECT_EQ(writer.Write(trace.subspan(pos, n), aux_flags), n);
+    pos += n;
+    DrainAux(reader, &out);
+    DrainAuxRecords(*ring_reader, *tracker);
+  }
+  EXPECT_EQ(reader.stats().resyncs, 0u);
+  EXPECT_EQ(__atomic_load_n(&area.region().meta->aux_tail, __ATOMIC_RELAXED),
+            start + trace.size());
+  return out;
 }
 
 // Expects `decoded` to equal encoded.packets[first, first + decoded.size())
