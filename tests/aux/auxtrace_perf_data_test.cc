@@ -25,6 +25,7 @@
 #include "absl/strings/str_split.h"
 #include "aux/auxtrace_info.h"
 #include "aux/auxtrace_record.h"
+#include "aux/testing/pt_stream.h"
 #include "cli/dump.h"
 #include "decode/auxtrace_priv.h"
 #include "decode/event_format.h"
@@ -34,7 +35,6 @@
 #include "perfdata/format.h"
 #include "perfdata/reader.h"
 #include "perfdata/writer.h"
-#include "tests/aux/pt_stream.h"
 #include "tests/perfdata/test_util.h"
 
 namespace perfring::aux {
@@ -130,8 +130,11 @@ std::vector<CpuTrace> Traces() {
   std::vector<CpuTrace> out(kCpus);
   for (int cpu = 0; cpu < kCpus; ++cpu) {
     CpuTrace& t = out[cpu];
-    t.packets = testing::PacketScript(10 + 3 * cpu, cpu);
-    t.bytes = testing::Encode(t.packets);
+    absl::StatusOr<PtStream> stream = EncodePtPackets(PtPacketScript(10 + 3 * cpu, cpu));
+    EXPECT_TRUE(stream.ok()) << stream.status();
+    if (!stream.ok()) continue;
+    t.packets = stream->packets;
+    t.bytes.assign(stream->bytes.begin(), stream->bytes.end());
     t.aux_offset = 4096 * 3 + 123 * cpu;
     if (cpu == 0) {  // wrapped: split at an odd byte, inside a packet
       const size_t cut = t.bytes.size() / 2 + 1;
@@ -353,13 +356,15 @@ TEST_F(AuxtracePerfDataTest, LibiptDecodesTraceFromFile) {
   for (int cpu = 0; cpu < kCpus; ++cpu) {
     // The padding decodes as PADs: strip it as a decoder reading the AUX
     // record's aux_size would.
-    const std::vector<pt_packet> got = testing::Decode(payloads[cpu].substr(0, traces_[cpu].bytes.size()));
+    const absl::StatusOr<std::vector<pt_packet>> got = DecodePtPackets(absl::MakeConstSpan(
+        reinterpret_cast<const uint8_t*>(payloads[cpu].data()), traces_[cpu].bytes.size()));
+    ASSERT_TRUE(got.ok()) << got.status();
     const std::vector<pt_packet>& want = traces_[cpu].packets;
-    ASSERT_EQ(got.size(), want.size()) << "cpu " << cpu;
+    ASSERT_EQ(got->size(), want.size()) << "cpu " << cpu;
     for (size_t i = 0; i < want.size(); ++i) {
-      EXPECT_TRUE(testing::SamePacket(got[i], want[i]))
-          << "cpu " << cpu << " packet " << i << ": " << testing::PerfName(got[i]) << " vs "
-          << testing::PerfName(want[i]);
+      EXPECT_TRUE(SamePtPacket((*got)[i], want[i]))
+          << "cpu " << cpu << " packet " << i << ": " << DescribePtPacket((*got)[i]) << " vs "
+          << DescribePtPacket(want[i]);
     }
   }
 }
@@ -399,7 +404,7 @@ std::map<std::string, int> ExpectedCounts(const std::vector<CpuTrace>& traces) {
   for (const CpuTrace& t : traces) {
     // perf dumps each AUXTRACE's trace with its padding.
     const size_t padding = perfdata::AlignUp(t.bytes.size(), 8) - t.bytes.size();
-    for (const auto& [name, n] : testing::PerfDumpCounts(t.packets, padding)) want[name] += n;
+    for (const auto& [name, n] : PerfPtDumpCounts(t.packets, padding)) want[name] += n;
   }
   return want;
 }
