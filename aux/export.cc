@@ -92,6 +92,12 @@ struct Capture {
   std::map<uint32_t, std::string> sideband_by_cpu;
   std::string sideband_global;
   uint64_t trace_bytes = 0;
+  // CPUs whose PERF_RECORD_AUX flags say CoreSight raw format (TRBE:
+  // PERF_AUX_FLAG_CORESIGHT_FORMAT_RAW) rather than formatter frames.
+  std::set<uint32_t> raw_format_cpus;
+  // PERF_RECORD_AUX_OUTPUT_HW_ID per CPU: the trace id the kernel gave the
+  // CPU's ETM (dynamic ids, kernels from 6.2), over TRCTRACEIDR.
+  std::map<uint32_t, uint64_t> hw_ids;
 };
 
 class Collector {
@@ -112,6 +118,11 @@ class Collector {
       return absl::OkStatus();
     }
     if (type == kRecordAuxtrace) return AddTrace(ref);
+    if (type == PERF_RECORD_AUX_OUTPUT_HW_ID && ref.size >= 16) {
+      if (const uint8_t* cpu = CpuOf(ref)) {
+        capture_.hw_ids[LoadUnaligned<uint32_t>(cpu)] = LoadUnaligned<uint64_t>(ref.bytes + 8);
+      }
+    }
     if (IsPeventType(type)) AddSideband(ref);
     return absl::OkStatus();
   }
@@ -154,14 +165,24 @@ class Collector {
     return absl::OkStatus();
   }
 
+  // The record's CPU slot (sample_id trailer), or nullptr.
+  static const uint8_t* CpuOf(const perfdata::RecordRef& ref) {
+    return ref.event == nullptr ? nullptr
+                                : ref.event->layout.FieldOf(PERF_SAMPLE_CPU, ref.bytes, ref.size);
+  }
+
   void AddSideband(const perfdata::RecordRef& ref) {
-    const uint8_t* cpu_slot =
-        ref.event == nullptr ? nullptr
-                             : ref.event->layout.FieldOf(PERF_SAMPLE_CPU, ref.bytes, ref.size);
+    const uint8_t* cpu_slot = CpuOf(ref);
     std::string& out = cpu_slot == nullptr
                            ? capture_.sideband_global
                            : capture_.sideband_by_cpu[LoadUnaligned<uint32_t>(cpu_slot)];
     out.append(reinterpret_cast<const char*>(ref.bytes), ref.size);
+    // PERF_RECORD_AUX: {aux_offset, aux_size, flags}.
+    constexpr uint64_t kFormatMask = 0xff00, kCoresightRaw = 0x0100;  // PERF_AUX_FLAG_*
+    if (cpu_slot != nullptr && LoadUnaligned<uint32_t>(ref.bytes) == PERF_RECORD_AUX &&
+        ref.size >= 32 && (LoadUnaligned<uint64_t>(ref.bytes + 24) & kFormatMask) == kCoresightRaw) {
+      capture_.raw_format_cpus.insert(LoadUnaligned<uint32_t>(cpu_slot));
+    }
   }
 
   std::deque<std::string>* owned_;
@@ -336,33 +357,46 @@ absl::Status CsEtmFiles(const Capture& c, const std::string& input, std::vector<
       return absl::InvalidArgumentError(
           absl::StrFormat("AUXTRACE_INFO for cs_etm: CPU block %u runs past the record", i));
     }
-    std::string type;
+    // OpenCSD's protocol names, and a core name its CoreArchProfileMap
+    // reads as the architecture perf's cs-etm decoder assumes per tracer.
+    std::string type, core_type;
     absl::Span<const std::string_view> names;
     if (*magic == kCsEtmV4Magic) {
       type = "ETM4";
+      core_type = "ARMv8-A";
       names = kCsEtmV4ParamNames;
     } else if (*magic == kCsEteMagic) {
       type = "ETE";
+      core_type = "ARM-AA64";
       names = kCsEteParamNames;
     } else if (*magic == kCsEtmV3Magic) {
       type = "ETM3";
+      core_type = "ARMv7-A";
       names = kCsEtmV3ParamNames;
     } else {
       return absl::InvalidArgumentError(
           absl::StrFormat("AUXTRACE_INFO for cs_etm: CPU block %u has magic %#x", i, *magic));
     }
+    // The trace id register is the second parameter of every tracer; the
+    // AUX_OUTPUT_HW_ID of the CPU wins over it.
+    const auto hw_id = c.hw_ids.find(static_cast<uint32_t>(*cpu));
+    const uint64_t trace_id = hw_id != c.hw_ids.end()
+                                  ? hw_id->second & 0x7f
+                                  : *Priv(info, at + kCsEtmCommonBlkMax + 1) & 0x7f;
     std::string regs;
     for (size_t r = 0; r < names.size() && r < *nr; ++r) {
       std::string name(names[r]);
       for (char& ch : name) ch = static_cast<char>(toupper(ch));
-      absl::StrAppend(&regs, name, "=", Hex(*Priv(info, at + kCsEtmCommonBlkMax + r)), "\n");
+      const uint64_t value = r == 1 ? trace_id : *Priv(info, at + kCsEtmCommonBlkMax + r);
+      absl::StrAppend(&regs, name, "=", Hex(value), "\n");
     }
-    trace_ids[static_cast<uint32_t>(*cpu)] = *Priv(info, at + kCsEtmCommonBlkMax + 1) & 0x7f;
+    trace_ids[static_cast<uint32_t>(*cpu)] = trace_id;
     const std::string etm = absl::StrCat("ETM_", *cpu), core = absl::StrCat("cpu_", *cpu);
     text_file(etm + ".ini", absl::StrCat("[device]\nname=", etm, "\nclass=trace_source\ntype=",
                                          type, "\n\n[regs]\n", regs));
     text_file(core + ".ini",
-              absl::StrCat("[device]\nname=", core, "\nclass=core\ntype=ARM-generic\n\n[regs]\n"));
+              absl::StrCat("[device]\nname=", core, "\nclass=core\ntype=", core_type,
+                           "\n\n[regs]\n"));
     absl::StrAppend(&devices, "device", device, "=", core, ".ini\n");
     ++device;
     absl::StrAppend(&devices, "device", device, "=", etm, ".ini\n");
@@ -374,16 +408,18 @@ absl::Status CsEtmFiles(const Capture& c, const std::string& input, std::vector<
   for (const Stream& s : c.streams) {
     const std::string name = absl::StrCat("buffer", buffer);
     absl::StrAppend(&buffer_list, buffer_list.empty() ? "" : ",", name);
+    // "coresight": formatter frames (ETR, ETB); "source_data": one
+    // source's raw trace (TRBE).
+    const bool raw = s.cpu && c.raw_format_cpus.count(*s.cpu);
     absl::StrAppend(&buffers, "[", name, "]\nname=", s.name, "\nfile=", s.name,
-                    ".etm\nformat=coresight\n\n");
+                    ".etm\nformat=", raw ? "source_data" : "coresight", "\n\n");
+    absl::StrAppend(&lister, "trc_pkt_lister -ss_dir . -src_name ", s.name);
     if (s.cpu && trace_ids.count(*s.cpu)) {
       absl::StrAppend(&sources, "ETM_", *s.cpu, "=", s.name, "\n");
-      absl::StrAppend(&lister, "trc_pkt_lister -ss_dir . -src_name ", s.name, " -id ",
-                      Hex(trace_ids[*s.cpu]), " -decode -logfilename ", s.name, ".ppl\n");
-    } else {
-      absl::StrAppend(&lister, "trc_pkt_lister -ss_dir . -src_name ", s.name,
-                      " -decode -logfilename ", s.name, ".ppl\n");
+      const uint64_t id = trace_ids[*s.cpu];
+      if (id != 0 && id < 0x70) absl::StrAppend(&lister, " -id ", Hex(id));  // valid ids
     }
+    absl::StrAppend(&lister, " -logfilename ", s.name, ".ppl\n");
     ++buffer;
   }
   text_file("snapshot.ini", absl::StrCat("[snapshot]\nversion=1.0\ndescription=perfring "
@@ -398,7 +434,9 @@ absl::Status CsEtmFiles(const Capture& c, const std::string& input, std::vector<
                          ShQuote(input),
                          " with OpenCSD's\n"
                          "# trc_pkt_lister (built from OpenCSD's decoder/tests), reading the "
-                         "snapshot\n# description here (snapshot.ini, trace.ini).\n"
+                         "snapshot\n# description here (snapshot.ini, trace.ini). A full "
+                         "decode (-decode) also needs\n# the traced binaries as [dump] "
+                         "sections in cpu_N.ini.\n"
                          "set -e\ncd \"$(dirname \"$0\")\"\n",
                          lister),
             0755);

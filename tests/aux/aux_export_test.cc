@@ -299,6 +299,23 @@ TEST(CsEtmExportTest, WritesOpenCsdSnapshot) {
     absl::StatusOr<std::string> rec = CsEtmAuxtraceInfo(info);
     ASSERT_TRUE(rec.ok()) << rec.status();
     ASSERT_TRUE((*w)->WriteRecord(reinterpret_cast<const uint8_t*>(rec->data()), rec->size()).ok());
+    // PERF_RECORD_AUX: CPU 1's sink writes raw trace (TRBE), CPU 0's frames.
+    for (int cpu = 0; cpu < 2; ++cpu) {
+      perfdata::test_util::RecordBuilder aux(PERF_RECORD_AUX, 0);
+      aux.U64(0).U64(16).U64(cpu == 1 ? 0x100 : 0);  // PERF_AUX_FLAG_CORESIGHT_FORMAT_RAW
+      aux.U32(kPid).U32(kPid).U64(100 + cpu).U32(cpu).U32(0).U64(PtId(cpu));
+      const std::string a = aux.Finish();
+      ASSERT_TRUE((*w)->WriteRecord(reinterpret_cast<const uint8_t*>(a.data()), a.size()).ok());
+    }
+    // CPU 0's ETM got trace id 0x25 from the kernel (AUX_OUTPUT_HW_ID,
+    // CoreSight's version 1 in bits 56..59): it wins over TRCTRACEIDR.
+    {
+      perfdata::test_util::RecordBuilder hw(PERF_RECORD_AUX_OUTPUT_HW_ID, 0);
+      hw.U64((1ULL << 56) | 0x25);
+      hw.U32(kPid).U32(kPid).U64(99).U32(0).U32(0).U64(PtId(0));
+      const std::string a = hw.Finish();
+      ASSERT_TRUE((*w)->WriteRecord(reinterpret_cast<const uint8_t*>(a.data()), a.size()).ok());
+    }
     for (int cpu = 0; cpu < 2; ++cpu) {
       AuxtraceChunk chunk;
       chunk.trace_bytes = trace.size();
@@ -328,18 +345,26 @@ TEST(CsEtmExportTest, WritesOpenCsdSnapshot) {
                                       "TRCIDR1=0x4100f403\nTRCIDR2=0x488\nTRCIDR8=0\n"
                                       "TRCAUTHSTATUS=0xcc\n"))
       << etm1;
+  EXPECT_TRUE(absl::StrContains(ReadFileOrDie(d + "/ETM_0.ini"), "\nTRCTRACEIDR=0x25\n"));
   const std::string snapshot = ReadFileOrDie(d + "/snapshot.ini");
   EXPECT_TRUE(absl::StrContains(snapshot, "device2=cpu_1.ini\ndevice3=ETM_1.ini\n")) << snapshot;
   EXPECT_TRUE(absl::StrContains(snapshot, "[trace]\nmetadata=trace.ini\n")) << snapshot;
   const std::string trace_ini = ReadFileOrDie(d + "/trace.ini");
-  EXPECT_TRUE(absl::StrContains(trace_ini, "[buffer1]\nname=cpu1\nfile=cpu1.etm\nformat=coresight\n"))
+  EXPECT_TRUE(absl::StrContains(trace_ini, "[buffer0]\nname=cpu0\nfile=cpu0.etm\nformat=coresight\n"))
       << trace_ini;
+  EXPECT_TRUE(absl::StrContains(trace_ini, "[buffer1]\nname=cpu1\nfile=cpu1.etm\nformat=source_data\n"))
+      << trace_ini;
+  // OpenCSD's CoreArchProfileMap reads ARMv8-A as perf assumes for ETMv4.
+  EXPECT_TRUE(absl::StrContains(ReadFileOrDie(d + "/cpu_0.ini"), "class=core\ntype=ARMv8-A\n"));
   EXPECT_TRUE(absl::StrContains(trace_ini, "[source_buffers]\nETM_0=cpu0\nETM_1=cpu1\n")) << trace_ini;
   EXPECT_TRUE(absl::StrContains(trace_ini, "[core_trace_sources]\ncpu_0=ETM_0\ncpu_1=ETM_1\n"))
       << trace_ini;
   const std::string script = ReadFileOrDie(d + "/decode.sh");
   EXPECT_TRUE(absl::StrContains(
-      script, "\ntrc_pkt_lister -ss_dir . -src_name cpu1 -id 0x12 -decode -logfilename cpu1.ppl\n"))
+      script, "\ntrc_pkt_lister -ss_dir . -src_name cpu1 -id 0x12 -logfilename cpu1.ppl\n"))
+      << script;
+  EXPECT_TRUE(absl::StrContains(
+      script, "\ntrc_pkt_lister -ss_dir . -src_name cpu0 -id 0x25 -logfilename cpu0.ppl\n"))
       << script;
 }
 
