@@ -248,9 +248,12 @@ absl::Status IntelPtFiles(const Capture& c, const perfdata::Reader& reader,
   // record), the perf-time to TSC conversion.
   std::string pevent;
   std::set<uint64_t> types;
+  // What follows each record: the trailer's fields, none without sample_id_all.
+  auto trailer_type = [](const EventInfo& e) {
+    return e.attr.sample_id_all ? e.attr.sample_type & SampleLayout::kTrailerBits : 0;
+  };
   for (size_t i = 0; i < reader.events().size(); ++i) {
-    types.insert(reader.events().at(static_cast<int>(i)).attr.sample_type &
-                 SampleLayout::kTrailerBits);
+    types.insert(trailer_type(reader.events().at(static_cast<int>(i))));
   }
   if (types.size() == 1) {
     absl::StrAppend(&pevent, " --pevent:sample-type ", Hex(*types.begin()));
@@ -259,7 +262,7 @@ absl::Status IntelPtFiles(const Capture& c, const perfdata::Reader& reader,
     bool first = true;
     for (size_t i = 0; i < reader.events().size(); ++i) {
       const EventInfo& e = reader.events().at(static_cast<int>(i));
-      const uint64_t t = e.attr.sample_type & SampleLayout::kTrailerBits;
+      const uint64_t t = trailer_type(e);
       for (uint64_t id : e.ids) {
         if (first) absl::StrAppend(&pevent, " --pevent:sample-config 0:", Hex(t));
         first = false;
