@@ -18,6 +18,7 @@ constexpr char kUsage[] =
     "commands:\n"
     "    record   capture samples and side-band into perf.data and/or JSON Lines\n"
     "    dump     decode a perf.data file (perfring's or perf's) as JSON Lines\n"
+    "    aux-export  write a perf.data's AUX trace (Intel PT, CoreSight) for libipt/OpenCSD\n"
     "    help     this text; 'perfring <command> -h' for a command's options\n";
 
 }  // namespace
@@ -36,6 +37,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(all.begin() + 2, all.end());
   if (command == "record") return perfring::cli::RecordCommand(args, all);
   if (command == "dump") return perfring::cli::DumpCommand(args);
+  if (command == "aux-export") return perfring::cli::AuxExportCommand(args);
   if (command == "help" || command == "-h" || command == "--help") {
     std::fputs(kUsage, stdout);
     return 0;

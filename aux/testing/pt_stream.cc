@@ -136,6 +136,57 @@ pt_packet BodyPacket(Random& r) {
 
 std::string Libipt(int err) { return pt_errstr(pt_errcode(err)); }
 
+pt_packet Ip(pt_packet_type type, pt_ip_compression ipc, uint64_t ip) {
+  pt_packet p = Packet(type);
+  p.payload.ip.ipc = ipc;
+  p.payload.ip.ip = ip;
+  return p;
+}
+
+pt_packet Tnt8(uint8_t bits, uint64_t payload) {
+  pt_packet p = Packet(ppt_tnt_8);
+  p.payload.tnt.bit_size = bits;
+  p.payload.tnt.payload = payload;
+  return p;
+}
+
+// Encodes `p` at `offset` of `stream`, recording it with its size.
+absl::Status EncodeOne(pt_encoder* encoder, pt_packet p, PtStream& stream, uint64_t& offset) {
+  const int size = pt_enc_next(encoder, &p);
+  if (size < 0) {
+    return absl::InternalError(absl::StrFormat("pt_enc_next(%s) at offset %u: %s",
+                                               DescribePtPacket(p), offset, Libipt(size)));
+  }
+  p.size = static_cast<uint8_t>(size);
+  stream.packets.push_back(p);
+  stream.offsets.push_back(offset);
+  offset += static_cast<uint64_t>(size);
+  return absl::OkStatus();
+}
+
+// Checks that the encoder ended where the packets add up to and trims the
+// buffer there.
+absl::Status Finish(pt_encoder* encoder, PtStream& stream, uint64_t offset) {
+  uint64_t end = 0;
+  if (int err = pt_enc_get_offset(encoder, &end); err < 0) {
+    return absl::InternalError("pt_enc_get_offset: " + Libipt(err));
+  }
+  if (end != offset) {
+    return absl::InternalError(absl::StrFormat(
+        "libipt encoder at offset %u, but its packets add up to %u", end, offset));
+  }
+  stream.bytes.resize(offset);
+  return absl::OkStatus();
+}
+
+std::unique_ptr<pt_encoder, FreeEncoder> NewEncoder(PtStream& stream) {
+  pt_config config;
+  pt_config_init(&config);
+  config.begin = stream.bytes.data();
+  config.end = stream.bytes.data() + stream.bytes.size();
+  return std::unique_ptr<pt_encoder, FreeEncoder>(pt_alloc_encoder(&config));
+}
+
 }  // namespace
 
 absl::StatusOr<PtStream> EncodePtStream(size_t approx_bytes, uint64_t seed,
@@ -144,11 +195,7 @@ absl::StatusOr<PtStream> EncodePtStream(size_t approx_bytes, uint64_t seed,
   // last check against approx_bytes.
   PtStream stream;
   stream.bytes.assign(approx_bytes + 256, 0);
-  pt_config config;
-  pt_config_init(&config);
-  config.begin = stream.bytes.data();
-  config.end = stream.bytes.data() + stream.bytes.size();
-  std::unique_ptr<pt_encoder, FreeEncoder> encoder(pt_alloc_encoder(&config));
+  std::unique_ptr<pt_encoder, FreeEncoder> encoder = NewEncoder(stream);
   if (!encoder) return absl::InternalError("pt_alloc_encoder failed");
   Random r(seed);
   uint64_t offset = 0;
@@ -161,29 +208,71 @@ absl::StatusOr<PtStream> EncodePtStream(size_t approx_bytes, uint64_t seed,
     } else {
       batch.push_back(BodyPacket(r));
     }
-    for (pt_packet& p : batch) {
-      const int size = pt_enc_next(encoder.get(), &p);
-      if (size < 0) {
-        return absl::InternalError(absl::StrFormat(
-            "pt_enc_next(%s) at offset %u: %s", DescribePtPacket(p), offset,
-            Libipt(size)));
-      }
-      p.size = static_cast<uint8_t>(size);
-      stream.packets.push_back(p);
-      stream.offsets.push_back(offset);
-      offset += static_cast<uint64_t>(size);
+    for (const pt_packet& p : batch) {
+      if (absl::Status s = EncodeOne(encoder.get(), p, stream, offset); !s.ok()) return s;
     }
   }
-  uint64_t end = 0;
-  if (int err = pt_enc_get_offset(encoder.get(), &end); err < 0) {
-    return absl::InternalError("pt_enc_get_offset: " + Libipt(err));
+  if (absl::Status s = Finish(encoder.get(), stream, offset); !s.ok()) return s;
+  return stream;
+}
+
+std::vector<pt_packet> PtPacketScript(int rounds, uint64_t seed) {
+  std::vector<pt_packet> out;
+  const uint64_t base = 0x7f1234560000ULL + (seed << 16);
+  pt_packet tsc = Packet(ppt_tsc);
+  tsc.payload.tsc.tsc = 0x1000000000ULL + seed * 0x100000;
+  pt_packet tma = Packet(ppt_tma);
+  tma.payload.tma.ctc = static_cast<uint16_t>(0x1200 + seed);
+  tma.payload.tma.fc = 0x11;
+  pt_packet cbr = Packet(ppt_cbr);
+  cbr.payload.cbr.ratio = 0x20;
+  pt_packet mode = Packet(ppt_mode);
+  mode.payload.mode.leaf = pt_mol_exec;
+  mode.payload.mode.bits.exec = pt_set_exec_mode(ptem_64bit);
+
+  out.push_back(Packet(ppt_psb));
+  out.push_back(tsc);
+  out.push_back(Packet(ppt_pad));  // after 8 bytes of TSC: a PAD of its own in perf's dump
+  out.push_back(Packet(ppt_pad));  // folded into that PAD
+  out.push_back(tma);
+  out.push_back(cbr);
+  out.push_back(mode);
+  out.push_back(Ip(ppt_fup, pt_ipc_sext_48, base));
+  out.push_back(Packet(ppt_psbend));
+  out.push_back(Ip(ppt_tip_pge, pt_ipc_sext_48, base + 0x10));
+  for (int i = 0; i < rounds; ++i) {
+    pt_packet mtc = Packet(ppt_mtc);
+    mtc.payload.mtc.ctc = static_cast<uint8_t>(seed + i);
+    pt_packet cyc = Packet(ppt_cyc);
+    cyc.payload.cyc.value = 3 + i;
+    out.push_back(Tnt8(6, 0x2d ^ (i & 0x3f)));
+    out.push_back(Ip(ppt_tip, pt_ipc_update_16, (base + 0x40 + 16 * i) & 0xffff));
+    out.push_back(mtc);
+    out.push_back(cyc);
+    out.push_back(Tnt8(3, i & 7));
+    out.push_back(Packet(ppt_pad));
+    out.push_back(Ip(ppt_tip, pt_ipc_update_32, (base + 0x1000 + 64 * i) & 0xffffffff));
+    if (i % 4 == 3) {
+      out.push_back(Ip(ppt_tip_pgd, pt_ipc_suppressed, 0));
+      out.push_back(Packet(ppt_ovf));
+      out.push_back(Ip(ppt_fup, pt_ipc_sext_48, base + 0x2000 + i));
+      out.push_back(Ip(ppt_tip_pge, pt_ipc_update_16, (base + 0x20 + i) & 0xffff));
+    }
   }
-  if (end != offset) {
-    return absl::InternalError(absl::StrFormat(
-        "libipt encoder at offset %u, but its packets add up to %u", end,
-        offset));
+  out.push_back(Ip(ppt_tip_pgd, pt_ipc_suppressed, 0));
+  return out;
+}
+
+absl::StatusOr<PtStream> EncodePtPackets(std::vector<pt_packet> packets) {
+  PtStream stream;
+  stream.bytes.assign(16 * packets.size() + 64, 0);  // no packet is over 16 bytes
+  std::unique_ptr<pt_encoder, FreeEncoder> encoder = NewEncoder(stream);
+  if (!encoder) return absl::InternalError("pt_alloc_encoder failed");
+  uint64_t offset = 0;
+  for (const pt_packet& p : packets) {
+    if (absl::Status s = EncodeOne(encoder.get(), p, stream, offset); !s.ok()) return s;
   }
-  stream.bytes.resize(offset);
+  if (absl::Status s = Finish(encoder.get(), stream, offset); !s.ok()) return s;
   return stream;
 }
 
@@ -277,6 +366,48 @@ std::string DescribePtPacket(const pt_packet& p) {
     case ppt_cyc: return absl::StrFormat("cyc(%#x)", x.cyc.value);
     default: return absl::StrFormat("packet type %d", p.type);
   }
+}
+
+std::string PerfPtPacketName(const pt_packet& p) {
+  switch (p.type) {
+    case ppt_psb: return "PSB";
+    case ppt_psbend: return "PSBEND";
+    case ppt_pad: return "PAD";
+    case ppt_tnt_8:
+    case ppt_tnt_64: return "TNT";
+    case ppt_tip: return "TIP";
+    case ppt_tip_pge: return "TIP.PGE";
+    case ppt_tip_pgd: return "TIP.PGD";
+    case ppt_fup: return "FUP";
+    case ppt_mode: return p.payload.mode.leaf == pt_mol_exec ? "MODE.Exec" : "MODE.TSX";
+    case ppt_tsc: return "TSC";
+    case ppt_cbr: return "CBR";
+    case ppt_tma: return "TMA";
+    case ppt_mtc: return "MTC";
+    case ppt_cyc: return "CYC";
+    case ppt_ovf: return "OVF";
+    case ppt_pip: return "PIP";
+    case ppt_vmcs: return "VMCS";
+    case ppt_stop: return "TraceSTOP";
+    default: return "other";
+  }
+}
+
+std::map<std::string, int> PerfPtDumpCounts(const std::vector<pt_packet>& packets,
+                                            size_t padding) {
+  std::map<std::string, int> counts;
+  size_t current = 0;  // bytes of the packet perf is on, folded PADs included; 0 before the first
+  auto add = [&](const std::string& name, size_t size) {
+    if (name == "PAD" && current > 0 && current < 8) {
+      ++current;
+      return;
+    }
+    ++counts[name];
+    current = size;
+  };
+  for (const pt_packet& p : packets) add(PerfPtPacketName(p), p.size);
+  for (size_t i = 0; i < padding; ++i) add("PAD", 1);
+  return counts;
 }
 
 }  // namespace perfring

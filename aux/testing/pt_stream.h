@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,17 @@ struct PtStream {
 absl::StatusOr<PtStream> EncodePtStream(size_t approx_bytes, uint64_t seed,
                                         size_t psb_period = 256);
 
+// A scripted stream of the kinds a real capture holds: a PSB+ (PSB, TSC,
+// PAD, PAD, TMA, CBR, MODE.exec, FUP, PSBEND), TIP.PGE, then `rounds` of
+// control flow (TNT-8, TIP, MTC, CYC, PAD, and every fourth round TIP.PGD,
+// OVF, FUP, TIP.PGE), ending in TIP.PGD. `seed` varies addresses and times.
+// Not yet encoded: sizes are 0 until EncodePtPackets.
+std::vector<pt_packet> PtPacketScript(int rounds, uint64_t seed);
+
+// Encodes `packets` back to back with pt_enc_next; the result's packets
+// carry their encoded sizes. An error names the packet and libipt's message.
+absl::StatusOr<PtStream> EncodePtPackets(std::vector<pt_packet> packets);
+
 // Decodes `bytes` with libipt's packet decoder, from the first PSB
 // (pt_pkt_sync_forward) to the end. An error names the offset and libipt's
 // message.
@@ -44,6 +56,18 @@ bool SamePtPacket(const pt_packet& a, const pt_packet& b);
 
 // "tip(ipc=3, ip=0x7f0000001234)" and the like, for failure messages.
 std::string DescribePtPacket(const pt_packet& packet);
+
+// perf's name of a packet kind as `perf report -D` prints it ("PSB",
+// "PSBEND", "TSC", "MODE.Exec", "TNT", "TIP.PGE" ...).
+std::string PerfPtPacketName(const pt_packet& packet);
+
+// Packets per perf name, as `perf report -D` lists them for a trace that
+// holds the encoded `packets` (sizes set, as EncodePtPackets returns them)
+// and then `padding` zero bytes: perf's packet decoder (intel_pt_get_packet)
+// folds the 0x00 bytes (PADs) that follow a packet into it while the packet
+// is under 8 bytes long, so only the other PADs get a line of their own.
+std::map<std::string, int> PerfPtDumpCounts(const std::vector<pt_packet>& packets,
+                                            size_t padding);
 
 }  // namespace perfring
 

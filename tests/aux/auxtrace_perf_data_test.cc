@@ -25,6 +25,7 @@
 #include "absl/strings/str_split.h"
 #include "aux/auxtrace_info.h"
 #include "aux/auxtrace_record.h"
+#include "aux/testing/pt_stream.h"
 #include "cli/dump.h"
 #include "decode/auxtrace_priv.h"
 #include "decode/event_format.h"
@@ -34,187 +35,19 @@
 #include "perfdata/format.h"
 #include "perfdata/reader.h"
 #include "perfdata/writer.h"
-#include "tests/aux/pt_stream.h"
+#include "tests/aux/pt_capture.h"
 #include "tests/perfdata/test_util.h"
 
 namespace perfring::aux {
 namespace {
 
+using namespace pt_capture;  // NOLINT: the capture's constants and builders
 using perfdata::test_util::HavePerf;
 using perfdata::test_util::ReadFileOrDie;
 using perfdata::test_util::RecordBuilder;
 using perfdata::test_util::RunCommand;
 using perfdata::test_util::TempPath;
 using perfdata::test_util::WriteFileOrDie;
-
-// As on a machine with Intel PT: sysfs intel_pt/type (dynamic PMU types
-// start after the fixed ones) and the format/ bits of a real intel_pt PMU.
-constexpr uint32_t kPtType = 8;
-constexpr uint64_t kPtBit = 1ULL << 0, kCycBit = 1ULL << 1, kMtcBit = 1ULL << 9,
-                   kTscBit = 1ULL << 10, kNoretcompBit = 1ULL << 11, kBranchBit = 1ULL << 13;
-constexpr uint64_t kMtcPeriodMask = 0xfULL << 14;  // format/mtc_period: config:14-17
-constexpr uint64_t kSampleType =
-    PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
-constexpr uint32_t kPid = 4242;
-constexpr int kCpus = 2;
-
-uint64_t PtId(int cpu) { return 100 + cpu; }
-uint64_t DummyId(int cpu) { return 200 + cpu; }
-
-EventTable Events() {
-  EventTable table;
-  EventInfo pt;
-  pt.name = "intel_pt//u";
-  pt.attr.type = kPtType;
-  pt.attr.size = sizeof(perf_event_attr);
-  pt.attr.config = kPtBit | kTscBit | kMtcBit | (3ULL << 14) | kBranchBit;
-  pt.attr.sample_period = 1;
-  pt.attr.sample_type = kSampleType;
-  pt.attr.sample_id_all = 1;
-  pt.attr.exclude_kernel = 1;
-  pt.attr.disabled = 1;
-  pt.attr.enable_on_exec = 1;
-  pt.format = EventFormat::FromAttr(pt.attr);
-  pt.ids = {PtId(0), PtId(1)};
-  table.Add(pt);
-  EventInfo dummy;
-  dummy.name = "dummy:u";
-  dummy.attr.type = PERF_TYPE_SOFTWARE;
-  dummy.attr.size = sizeof(perf_event_attr);
-  dummy.attr.config = PERF_COUNT_SW_DUMMY;
-  dummy.attr.sample_period = 1;
-  dummy.attr.sample_type = kSampleType;
-  dummy.attr.sample_id_all = 1;
-  dummy.attr.exclude_kernel = 1;
-  dummy.attr.mmap = dummy.attr.mmap2 = dummy.attr.comm = dummy.attr.task = 1;
-  dummy.attr.context_switch = 1;
-  dummy.format = EventFormat::FromAttr(dummy.attr);
-  dummy.ids = {DummyId(0), DummyId(1)};
-  table.Add(dummy);
-  return table;
-}
-
-IntelPtInfo PtInfo() {
-  IntelPtInfo info;
-  info.pmu_type = kPtType;
-  info.time = {/*time_shift=*/31, /*time_mult=*/0x4c8f9b2e, /*time_zero=*/0xfffe3c2b5a1c0000ULL,
-               /*cap_user_time_zero=*/true};
-  info.tsc_bit = kTscBit;
-  info.noretcomp_bit = kNoretcompBit;
-  info.mtc_bit = kMtcBit;
-  info.mtc_freq_bits = kMtcPeriodMask;
-  info.cyc_bit = kCycBit;
-  info.have_sched_switch = 3;
-  info.per_cpu_mmaps = true;
-  info.tsc_ctc_ratio_n = 0xa8;
-  info.tsc_ctc_ratio_d = 2;
-  info.max_nonturbo_ratio = 0x20;
-  return info;
-}
-
-// The sample_id trailer: TID, TIME, CPU, IDENTIFIER.
-RecordBuilder& Trailer(RecordBuilder& r, uint64_t time, int cpu, uint64_t id) {
-  return r.U32(kPid).U32(kPid).U64(time).U32(cpu).U32(0).U64(id);
-}
-
-// One CPU's share of the capture: its trace, in the pieces the AUX area
-// hands it out (two when it wrapped).
-struct CpuTrace {
-  std::vector<pt_packet> packets;
-  std::string bytes;
-  std::vector<std::string> pieces;
-  uint64_t aux_offset = 0;
-};
-
-std::vector<CpuTrace> Traces() {
-  std::vector<CpuTrace> out(kCpus);
-  for (int cpu = 0; cpu < kCpus; ++cpu) {
-    CpuTrace& t = out[cpu];
-    t.packets = testing::PacketScript(10 + 3 * cpu, cpu);
-    t.bytes = testing::Encode(t.packets);
-    t.aux_offset = 4096 * 3 + 123 * cpu;
-    if (cpu == 0) {  // wrapped: split at an odd byte, inside a packet
-      const size_t cut = t.bytes.size() / 2 + 1;
-      t.pieces = {t.bytes.substr(0, cut), t.bytes.substr(cut)};
-    } else {
-      t.pieces = {t.bytes};
-    }
-  }
-  return out;
-}
-
-// Writes the capture to `path` ("-" style pipes included: any path
-// Writer::Create takes).
-void WriteCapture(const std::string& path, const std::vector<CpuTrace>& traces) {
-  absl::StatusOr<std::unique_ptr<perfdata::Writer>> w = perfdata::Writer::Create(path);
-  ASSERT_TRUE(w.ok()) << w.status();
-  perfdata::RecordingInfo info;
-  info.cmdline = {"perfring", "record", "-e", "intel_pt//u"};
-  ASSERT_TRUE((*w)->Begin(Events(), info).ok());
-  absl::StatusOr<std::string> auxtrace_info = IntelPtAuxtraceInfo(PtInfo());
-  ASSERT_TRUE(auxtrace_info.ok()) << auxtrace_info.status();
-  ASSERT_TRUE((*w)->WriteRecord(reinterpret_cast<const uint8_t*>(auxtrace_info->data()),
-                                auxtrace_info->size()).ok());
-  uint64_t time = 1000000;
-  auto write = [&](const std::string& rec) {
-    ASSERT_TRUE((*w)->WriteRecord(reinterpret_cast<const uint8_t*>(rec.data()), rec.size()).ok());
-  };
-  {
-    RecordBuilder comm(PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC);
-    comm.U32(kPid).U32(kPid).Str("pt_workload");
-    write(Trailer(comm, time++, 0, DummyId(0)).Finish());
-  }
-  for (int cpu = 0; cpu < kCpus; ++cpu) {
-    RecordBuilder itrace(PERF_RECORD_ITRACE_START, 0);
-    itrace.U32(kPid).U32(kPid);
-    write(Trailer(itrace, time++, cpu, PtId(cpu)).Finish());
-  }
-  for (int cpu = 0; cpu < kCpus; ++cpu) {
-    const CpuTrace& t = traces[cpu];
-    RecordBuilder aux(PERF_RECORD_AUX, 0);
-    aux.U64(t.aux_offset).U64(t.bytes.size()).U64(0);
-    write(Trailer(aux, time++, cpu, PtId(cpu)).Finish());
-  }
-  ASSERT_TRUE((*w)->WriteFinishedRound().ok());
-  for (int cpu = 0; cpu < kCpus; ++cpu) {
-    const CpuTrace& t = traces[cpu];
-    AuxtraceChunk chunk;
-    chunk.trace_bytes = t.bytes.size();
-    chunk.offset = t.aux_offset;
-    chunk.reference = 0x5000 + cpu;
-    chunk.idx = cpu;
-    chunk.tid = -1;
-    chunk.cpu = cpu;
-    const auto rec = AuxtraceRecord(chunk);
-    std::vector<absl::Span<const uint8_t>> pieces;
-    for (const std::string& p : t.pieces) {
-      pieces.emplace_back(reinterpret_cast<const uint8_t*>(p.data()), p.size());
-    }
-    ASSERT_TRUE((*w)->WriteAuxtrace(rec.data(), rec.size(), pieces).ok());
-  }
-  ASSERT_TRUE((*w)->WriteFinishedRound().ok());
-  ASSERT_TRUE((*w)->Finish().ok());
-}
-
-// Pipe mode through a FIFO (the writer's pipe mode), collected into a file.
-std::string WritePipeCapture(const std::vector<CpuTrace>& traces) {
-  const std::string fifo = TempPath("pt.fifo");
-  EXPECT_EQ(mkfifo(fifo.c_str(), 0600), 0);
-  std::string bytes;
-  std::thread reader([&] {
-    const int fd = open(fifo.c_str(), O_RDONLY);
-    char buf[65536];
-    ssize_t n;
-    while ((n = read(fd, buf, sizeof buf)) > 0) bytes.append(buf, n);
-    close(fd);
-  });
-  WriteCapture(fifo, traces);
-  reader.join();
-  unlink(fifo.c_str());
-  const std::string path = TempPath("pipe.data");
-  WriteFileOrDie(path, bytes);
-  return path;
-}
 
 class AuxtracePerfDataTest : public ::testing::Test {
  protected:
@@ -353,13 +186,15 @@ TEST_F(AuxtracePerfDataTest, LibiptDecodesTraceFromFile) {
   for (int cpu = 0; cpu < kCpus; ++cpu) {
     // The padding decodes as PADs: strip it as a decoder reading the AUX
     // record's aux_size would.
-    const std::vector<pt_packet> got = testing::Decode(payloads[cpu].substr(0, traces_[cpu].bytes.size()));
+    const absl::StatusOr<std::vector<pt_packet>> got = DecodePtPackets(absl::MakeConstSpan(
+        reinterpret_cast<const uint8_t*>(payloads[cpu].data()), traces_[cpu].bytes.size()));
+    ASSERT_TRUE(got.ok()) << got.status();
     const std::vector<pt_packet>& want = traces_[cpu].packets;
-    ASSERT_EQ(got.size(), want.size()) << "cpu " << cpu;
+    ASSERT_EQ(got->size(), want.size()) << "cpu " << cpu;
     for (size_t i = 0; i < want.size(); ++i) {
-      EXPECT_TRUE(testing::SamePacket(got[i], want[i]))
-          << "cpu " << cpu << " packet " << i << ": " << testing::PerfName(got[i]) << " vs "
-          << testing::PerfName(want[i]);
+      EXPECT_TRUE(SamePtPacket((*got)[i], want[i]))
+          << "cpu " << cpu << " packet " << i << ": " << DescribePtPacket((*got)[i]) << " vs "
+          << DescribePtPacket(want[i]);
     }
   }
 }
@@ -399,7 +234,7 @@ std::map<std::string, int> ExpectedCounts(const std::vector<CpuTrace>& traces) {
   for (const CpuTrace& t : traces) {
     // perf dumps each AUXTRACE's trace with its padding.
     const size_t padding = perfdata::AlignUp(t.bytes.size(), 8) - t.bytes.size();
-    for (const auto& [name, n] : testing::PerfDumpCounts(t.packets, padding)) want[name] += n;
+    for (const auto& [name, n] : PerfPtDumpCounts(t.packets, padding)) want[name] += n;
   }
   return want;
 }
@@ -438,6 +273,8 @@ TEST_F(AuxtracePerfDataTest, PerfReportDumpsThePacketsInPipeMode) {
 
 namespace perfring::aux {
 namespace {
+
+using namespace pt_capture;  // NOLINT: kSampleType, PtId
 
 // CoreSight: AUXTRACE_INFO for cs_etm with two ETMv4 CPUs, read by perf 6.1's
 // cs_etm decoder, which prints every field of the header and CPU blocks.
