@@ -50,15 +50,13 @@ absl::StatusOr<std::optional<TraceEventPlan>> PlanTraceEvent(EventList* list,
   std::optional<TraceEventPlan> plan;
   std::optional<EventSpec> trace_spec;
   std::string pmu_name;
-  std::vector<EventGroup> rest;
-  for (EventGroup& group : list->groups) {
+  size_t trace_group = 0;
+  for (size_t g = 0; g < list->groups.size(); ++g) {
+    const EventGroup& group = list->groups[g];
     std::string name;
     bool has_trace = false;
     for (const EventSpec& spec : group.events) has_trace |= IsTraceSpec(spec, &name);
-    if (!has_trace) {
-      rest.push_back(std::move(group));
-      continue;
-    }
+    if (!has_trace) continue;
     if (group.events.size() > 1) {
       return absl::InvalidArgumentError(absl::StrCat(
           "event group with ", name, "//: a trace event cannot be in a group here (give it alone: -e ",
@@ -69,6 +67,7 @@ absl::StatusOr<std::optional<TraceEventPlan>> PlanTraceEvent(EventList* list,
                                                      group.events[0].name, "): give one"));
     }
     trace_spec = group.events[0];
+    trace_group = g;
     pmu_name = name;
   }
   if (!trace_spec) {
@@ -82,7 +81,7 @@ absl::StatusOr<std::optional<TraceEventPlan>> PlanTraceEvent(EventList* list,
     }
     return plan;
   }
-  list->groups = std::move(rest);
+  list->groups.erase(list->groups.begin() + static_cast<std::ptrdiff_t>(trace_group));
 
   absl::StatusOr<TracePmu> pmu = LoadTracePmu(options.paths, pmu_name);
   if (!pmu.ok()) return pmu.status();

@@ -86,7 +86,9 @@ TEST_F(TraceEventsTest, WithoutATraceEventAuxOptionsAreRefusedInOneLine) {
   absl::StatusOr<std::optional<TraceEventPlan>> none = Plan("cpu-clock", &list);
   ASSERT_TRUE(none.ok()) << none.status();
   EXPECT_FALSE(none->has_value());
-  EXPECT_EQ(list.groups.size(), 1u);
+  ASSERT_EQ(list.groups.size(), 1u);  // the list is left as it was
+  ASSERT_EQ(list.groups[0].events.size(), 1u);
+  EXPECT_EQ(list.groups[0].events[0].name, "cpu-clock");
 
   options_.aux_pages = 64;
   absl::StatusOr<std::optional<TraceEventPlan>> aux = Plan("cpu-clock", &list);
