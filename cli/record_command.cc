@@ -37,7 +37,7 @@ namespace {
 
 constexpr char kUsage[] =
     "perfring record [-e LIST] [-F HZ | -c N] [-a | -C CPUS | -p PIDS | -t TIDS] "
-    "[-g | --call-graph fp|dwarf[,SIZE]] [-m PAGES] [-o FILE|-] [--json FILE|-] "
+    "[-g | --call-graph fp|dwarf[,SIZE]] [-m PAGES[,AUX]] [-S] [-o FILE|-] [--json FILE|-] "
     "[--duration S] [-- COMMAND ARGS...]";
 
 struct RecordArgs {
@@ -140,12 +140,20 @@ ArgParser MakeParser(RecordArgs* r) {
            o->clockid = *id;
            return absl::OkStatus();
          }});
-  p.Add({'m', "mmap-pages", A::kRequired, "PAGES", "data pages per ring, a power of two (or a size: 512K)",
+  p.Add({'m', "mmap-pages", A::kRequired, "PAGES[,AUX]",
+         "data pages per ring and AUX area pages, powers of two (or sizes: 512K,4M)",
          [o](absl::string_view v) {
-           absl::StatusOr<uint32_t> pages = ParseMmapPages(v);
+           absl::StatusOr<MmapPagesOption> pages = ParseMmapPagesOption(v);
            if (!pages.ok()) return pages.status();
-           o->mmap_pages = *pages;
+           if (pages->data) o->mmap_pages = *pages->data;
+           if (pages->aux) o->aux_pages = *pages->aux;
            return absl::OkStatus();
+         }});
+  p.Add({'S', "snapshot", A::kOptional, "e",
+         "AUX area snapshot mode: write the newest trace on SIGUSR2 and at the end",
+         [o](absl::string_view v) {
+           if (absl::Status s = ParseSnapshotOption(v); !s.ok()) return s;
+           return SetFlag(&o->snapshot);
          }});
   p.Add({0, "wakeup-events", A::kRequired, "N", "wake the reader every N samples",
          [o](absl::string_view v) { return ParseWakeup(v, &o->wakeup_events); }});

@@ -108,7 +108,9 @@ std::string RenderSummary(const CaptureSummary& s, absl::string_view output_name
   if (s.aux_areas != 0) {
     std::string line = absl::StrCat("[ perfring record: AUX trace: ", s.aux_bytes, " bytes in ", s.aux_chunks,
                                     " chunks from ", s.aux_areas, " areas; ", s.aux_records, " AUX records");
-    if (s.aux_snapshots != 0) absl::StrAppend(&line, ", ", s.aux_snapshots, " snapshots");
+    if (s.aux_snapshots != 0 || s.snapshot_requests != 0) {
+      absl::StrAppend(&line, ", ", s.aux_snapshots, " snapshots (", s.snapshot_requests, " SIGUSR2)");
+    }
     if (s.aux_truncated != 0) {
       absl::StrAppend(&line, "; TRUNCATED ", s.aux_truncated, "x (the area was full and trace was lost: try a larger -m ,AUX)");
     }

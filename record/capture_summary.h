@@ -63,6 +63,7 @@ struct CaptureSummary {
   uint64_t aux_collision = 0;
   uint64_t aux_reenabled = 0;   // after TRUNCATED, or found stopped on a full area
   uint64_t aux_snapshots = 0;
+  uint64_t snapshot_requests = 0;  // SIGUSR2 received in snapshot mode (-S)
   uint64_t aux_resyncs = 0;     // impossible aux_head/aux_tail, skipped
   uint64_t reader_resyncs = 0;        // ring garbage skipped by the readers
   uint64_t reader_skipped_bytes = 0;

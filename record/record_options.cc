@@ -15,6 +15,43 @@ constexpr double kMaxDurationSeconds = 365.0 * 24 * 3600;
 
 bool IsPowerOfTwo(uint64_t n) { return n != 0 && (n & (n - 1)) == 0; }
 
+absl::StatusOr<uint32_t> ParsePages(absl::string_view option, absl::string_view text,
+                                    absl::string_view what) {
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  absl::string_view digits = text;
+  uint64_t unit = 0;  // 0: a page count
+  if (!digits.empty()) {
+    switch (absl::ascii_toupper(static_cast<unsigned char>(digits.back()))) {
+      case 'B': unit = 1; break;
+      case 'K': unit = 1ull << 10; break;
+      case 'M': unit = 1ull << 20; break;
+      case 'G': unit = 1ull << 30; break;
+      default: break;
+    }
+    if (unit != 0) digits.remove_suffix(1);
+  }
+  uint64_t value = 0;
+  if (!absl::SimpleAtoi(digits, &value) || value == 0 || value > (1ull << 32)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bad -m '", option, "': ", what, " '", text, "' is not a number of pages or a size like 512K"));
+  }
+  uint64_t pages = value;
+  if (unit != 0) {
+    const uint64_t bytes = value * unit;
+    if (bytes % page != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "bad -m '", option, "': ", what, " '", text, "' is not a whole number of ", page, "-byte pages"));
+    }
+    pages = bytes / page;
+  }
+  if (!IsPowerOfTwo(pages) || pages > (1u << 20)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bad -m '", option, "': ", what, " '", text, "' is ", pages,
+        " pages, not a power of two (the kernel maps 2^n pages)"));
+  }
+  return static_cast<uint32_t>(pages);
+}
+
 }  // namespace
 
 absl::StatusOr<CallGraph> ParseCallGraph(absl::string_view text) {
@@ -42,39 +79,39 @@ absl::StatusOr<CallGraph> ParseCallGraph(absl::string_view text) {
 }
 
 absl::StatusOr<uint32_t> ParseMmapPages(absl::string_view text) {
-  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-  absl::string_view digits = text;
-  uint64_t unit = 0;  // 0: a page count
-  if (!digits.empty()) {
-    switch (absl::ascii_toupper(static_cast<unsigned char>(digits.back()))) {
-      case 'B': unit = 1; break;
-      case 'K': unit = 1ull << 10; break;
-      case 'M': unit = 1ull << 20; break;
-      case 'G': unit = 1ull << 30; break;
-      default: break;
-    }
-    if (unit != 0) digits.remove_suffix(1);
-  }
-  uint64_t value = 0;
-  if (!absl::SimpleAtoi(digits, &value) || value == 0 || value > (1ull << 32)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("bad -m '", text, "': expected a number of pages or a size like 512K"));
-  }
-  uint64_t pages = value;
-  if (unit != 0) {
-    const uint64_t bytes = value * unit;
-    if (bytes % page != 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("bad -m '", text, "': not a whole number of ", page, "-byte pages"));
-    }
-    pages = bytes / page;
-  }
-  if (!IsPowerOfTwo(pages) || pages > (1u << 20)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "bad -m '", text, "': ", pages, " pages is not a power of two (the kernel maps 2^n data pages)"));
-  }
-  return static_cast<uint32_t>(pages);
+  return ParsePages(text, text, "data");
 }
+
+absl::StatusOr<MmapPagesOption> ParseMmapPagesOption(absl::string_view text) {
+  MmapPagesOption option;
+  const size_t comma = text.find(',');
+  const absl::string_view data = text.substr(0, comma);
+  const absl::string_view aux =
+      comma == absl::string_view::npos ? absl::string_view() : text.substr(comma + 1);
+  if (data.empty() && aux.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bad -m '", text, "': expected DATA,AUX pages (512,4M), DATA (128) or ,AUX (,4M)"));
+  }
+  if (!data.empty()) {
+    absl::StatusOr<uint32_t> pages = ParsePages(text, data, "data");
+    if (!pages.ok()) return pages.status();
+    option.data = *pages;
+  }
+  if (!aux.empty()) {
+    absl::StatusOr<uint32_t> pages = ParsePages(text, aux, "AUX area");
+    if (!pages.ok()) return pages.status();
+    option.aux = *pages;
+  }
+  return option;
+}
+
+absl::Status ParseSnapshotOption(absl::string_view text) {
+  if (text.empty() || text == "e") return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "bad --snapshot '", text,
+      "': expected no value or 'e' (a snapshot copies the whole AUX area: size it with -m ,AUX)"));
+}
+
 
 absl::StatusOr<double> ParseDuration(absl::string_view text) {
   // Digits with at most one '.', at least one digit: no sign, exponent, hex,

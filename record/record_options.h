@@ -44,6 +44,14 @@ struct RecordOptions : SamplerOptions {
   double duration_seconds = 0; // --duration (ParseDuration): stop after this long (0: no limit)
   bool quiet = false;          // -q: no status line
 
+  // AUX trace (an intel_pt//, cs_etm//, arm_spe// event in -e; record/trace_events.h).
+  // -m DATA,AUX: pages of each AUX area, a power of two. nullopt: perf's
+  // default, 4 MiB when privileged (root or perf_event_paranoid -1), else 128 KiB.
+  std::optional<uint32_t> aux_pages;
+  // -S / --snapshot: AUX snapshot mode: the area is mapped read-only, the PMU
+  // overwrites its oldest trace, and a snapshot is written on SIGUSR2 and at the end.
+  bool snapshot = false;
+
   // Where notices go ("cycles: ... falling back to cpu-clock", frequency
   // capped ...): one line each, without '\n'. Default: stderr.
   std::function<void(const std::string&)> notice;
@@ -56,6 +64,20 @@ absl::StatusOr<CallGraph> ParseCallGraph(absl::string_view text);
 // Parses -m: a page count that is a power of two ("128"), or a size with a
 // unit B/K/M/G ("512K") that is a power-of-two number of pages.
 absl::StatusOr<uint32_t> ParseMmapPages(absl::string_view text);
+
+// Parses -m as perf spells it with AUX tracing: "DATA,AUX" ("512,4M"),
+// ",AUX" (the AUX area only), "DATA" or "DATA,"; each part as
+// ParseMmapPages. InvalidArgument, one line naming the part, otherwise.
+struct MmapPagesOption {
+  std::optional<uint32_t> data;  // the data ring's pages
+  std::optional<uint32_t> aux;   // each AUX area's pages
+};
+absl::StatusOr<MmapPagesOption> ParseMmapPagesOption(absl::string_view text);
+
+// Parses -S / --snapshot's optional value: "" or "e" (perf's snapshot at
+// exit, which perfring always takes). A snapshot size (perf's -S SIZE) is
+// InvalidArgument: a snapshot copies the whole AUX area; -m ,AUX sizes it.
+absl::Status ParseSnapshotOption(absl::string_view text);
 
 // Parses --duration: seconds, a positive decimal number ("2", "0.5", ".25"),
 // at most a year. Zero, negative, non-numeric, "inf"/"nan" and exponents are

@@ -11,6 +11,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "decode/decoder.h"
 #include "decode/event_table.h"
 #include "reader/time_merge.h"
 #include "sampler/event_set.h"
@@ -18,6 +19,8 @@
 #include "record/stop_signals.h"
 #include "record/synthesize.h"
 #include "record/target.h"
+#include "record/trace_events.h"
+#include "sampler/text_file.h"
 
 namespace perfring {
 namespace {
@@ -27,6 +30,7 @@ using Clock = std::chrono::steady_clock;
 // epoll data tags for the fds that are not event fds.
 constexpr uint64_t kStopTag = ~uint64_t{0};
 constexpr uint64_t kCommandTag = ~uint64_t{0} - 1;
+constexpr uint64_t kSnapshotTag = ~uint64_t{0} - 2;
 
 // How long, at the end, to let the kernel report losses it has counted but
 // not yet written as PERF_RECORD_LOST (it writes one before the next record
@@ -90,13 +94,17 @@ void AddCounts(const std::vector<EventSet::CounterReading>& counts, CaptureSumma
 class Session {
  public:
   Session(const RecordOptions& options, RecordSink* sink, StopSignals* signals, EventSet events,
-          std::optional<ForkedCommand> command, Target target)
+          std::optional<ForkedCommand> command, Target target,
+          std::optional<TraceEventPlan> trace = std::nullopt,
+          std::optional<TraceAreas> trace_areas = std::nullopt)
       : options_(options),
         signals_(signals),
         sink_(sink),
         events_(std::move(events)),
         command_(std::move(command)),
         target_(std::move(target)),
+        trace_(std::move(trace)),
+        trace_areas_(std::move(trace_areas)),
         status_line_(stderr, options.quiet) {}
 
   absl::StatusOr<CaptureSummary> Run(std::vector<std::string> notices);
@@ -110,6 +118,11 @@ class Session {
   // what the round releases. Returns records read.
   size_t DrainPass(bool release = true);
   absl::Status Finish();
+  // AUX trace: the AUXTRACE_INFO record (after Begin); full-trace areas
+  // drained after each pass; one snapshot of every area (SIGUSR2, the end).
+  absl::Status WriteAuxInfo();
+  void DrainAux(bool reenable);
+  void SnapshotAux();
   // Writes a LOST record for what the kernel counted (PERF_FORMAT_LOST) on a
   // CPU but never reported in a LOST record of its own.
   void ReportLostAtEnd();
@@ -121,6 +134,9 @@ class Session {
   EventSet events_;
   std::optional<ForkedCommand> command_;
   Target target_;
+  std::optional<TraceEventPlan> trace_;
+  std::optional<TraceAreas> trace_areas_;  // one AUX area per ring, with its drain
+  bool aux_reenable_ = true;  // false once DisableAll ran: a drain must not restart an event
   TimeOrderedMerge merge_;
   CaptureSummary summary_;
   StatusLine status_line_;
@@ -144,6 +160,7 @@ absl::StatusOr<CaptureSummary> Session::Run(std::vector<std::string> notices) {
   summary_.notices = std::move(notices);
 
   if (absl::Status s = sink_->Begin(table); !s.ok()) return s;
+  if (absl::Status s = WriteAuxInfo(); !s.ok()) return s;
   if (absl::Status s = Synthesize(); !s.ok()) return s;
 
   const Clock::time_point start = Clock::now();
@@ -178,6 +195,34 @@ absl::Status Session::Synthesize() {
   return summary_.synthesized_records != 0 ? sink_->EndRound() : absl::OkStatus();
 }
 
+absl::Status Session::WriteAuxInfo() {
+  if (!trace_ || events_.rings().empty()) return absl::OkStatus();
+  uint32_t eax = 0, ebx = 0;
+  ReadCpuid15h(&eax, &ebx);
+  const aux::IntelPtInfo info =
+      IntelPtInfoFor(*trace_, ReadTimeConversion(events_.rings()[0].mapping), eax, ebx);
+  absl::StatusOr<std::string> record = aux::IntelPtAuxtraceInfo(info);
+  if (!record.ok()) return record.status();
+  return sink_->WriteAuxInfo(absl::MakeConstSpan(
+      reinterpret_cast<const uint8_t*>(record->data()), record->size()));
+}
+
+void Session::DrainAux(bool reenable) {
+  if (!trace_areas_) return;
+  for (size_t r = 0; r < trace_areas_->size() && sink_status_.ok(); ++r) {
+    // A sink failure, or an event that cannot be re-enabled (its trace
+    // would stop silently), stops the capture.
+    sink_status_ = trace_areas_->drain(r).Drain(sink_, reenable && aux_reenable_);
+  }
+}
+
+void Session::SnapshotAux() {
+  if (!trace_areas_) return;
+  for (size_t r = 0; r < trace_areas_->size() && sink_status_.ok(); ++r) {
+    sink_status_ = trace_areas_->drain(r).Snapshot(sink_);
+  }
+}
+
 absl::Status Session::Start() {
   // A followed command enables its events itself, at exec (enable_on_exec).
   if (!target_.follow_command) {
@@ -201,15 +246,25 @@ absl::Status Session::Start() {
 size_t Session::DrainPass(bool release) {
   const EventTable& table = events_.table();
   size_t read = 0;
-  for (EventSet::Ring& ring : events_.rings()) {
+  for (size_t r = 0; r < events_.rings().size(); ++r) {
+    EventSet::Ring& ring = events_.rings()[r];
     read += ring.reader->ReadBatch([&](const RecordView& rec) {
       const EventInfo* event = table.Resolve(rec.bytes, rec.size);
+      if (trace_areas_ && rec.size >= sizeof(perf_event_header) &&
+          reinterpret_cast<const perf_event_header*>(rec.bytes)->type == PERF_RECORD_AUX) {
+        absl::StatusOr<Record> decoded =
+            DecodeRecord(rec.bytes, rec.size, event != nullptr ? event->format : EventFormat{});
+        if (decoded.ok()) {
+          if (const AuxRecord* aux = decoded->get<AuxRecord>()) trace_areas_->drain(r).OnAuxRecord(*aux);
+        }
+      }
       const uint64_t time = event != nullptr ? event->layout.TimeOf(rec.bytes, rec.size) : 0;
       last_time_ = std::max(last_time_, time);
       CountRecord(rec, EventIndex(event), ring.cpu, &summary_);
       merge_.Push(time, rec);
     });
   }
+  DrainAux(/*reenable=*/true);  // not once the capture has disabled its events
   if (!release) return read;
   const size_t released = merge_.EndRound([&](const RecordView& rec) {
     if (sink_status_.ok()) sink_status_ = sink_->Write(rec, table.Resolve(rec.bytes, rec.size));
@@ -228,6 +283,9 @@ absl::Status Session::Loop() {
   if (absl::Status s = epoll.Add(signals_->fd(), kStopTag); !s.ok()) return s;
   if (command_ && command_->exit_fd() >= 0) {
     if (absl::Status s = epoll.Add(command_->exit_fd(), kCommandTag); !s.ok()) return s;
+  }
+  if (signals_->snapshot_fd() >= 0) {
+    if (absl::Status s = epoll.Add(signals_->snapshot_fd(), kSnapshotTag); !s.ok()) return s;
   }
   // Per-task events report POLLHUP when their task is gone; system-wide never.
   size_t live_fds = target_.system_wide ? 0 : fds.size();
@@ -248,6 +306,13 @@ absl::Status Session::Loop() {
     bool ring_ready = false;
     for (int i = 0; i < n; ++i) {
       const uint64_t tag = ready[i].data.u64;
+      if (tag == kSnapshotTag) {  // SIGUSR2: one snapshot, however many signals came
+        if (const uint64_t requests = signals_->TakeSnapshotRequests(); requests != 0) {
+          summary_.snapshot_requests += requests;
+          SnapshotAux();
+        }
+        continue;
+      }
       if (tag == kStopTag || tag == kCommandTag) {
         stop = true;
         continue;
@@ -283,7 +348,14 @@ absl::Status Session::Finish() {
     DrainPass(/*release=*/false);
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
+  // Snapshot mode: the snapshot at exit, while the events still run (each
+  // drain disables and re-enables its own event around the copy).
+  if (trace_ && trace_->snapshot && sink_status_.ok()) {
+    summary_.snapshot_requests += signals_->TakeSnapshotRequests();
+    SnapshotAux();
+  }
   absl::Status disable = events_.DisableAll();
+  aux_reenable_ = false;
   // Drain to empty: a pass reads up to each ring's head at its start.
   bool more = true;
   for (int pass = 0; more && pass < 64; ++pass) {
@@ -296,6 +368,10 @@ absl::Status Session::Finish() {
     if (sink_status_.ok()) sink_status_ = sink_->Write(rec, table.Resolve(rec.bytes, rec.size));
   });
   if (sink_status_.ok()) sink_status_ = sink_->EndRound();
+  DrainAux(/*reenable=*/false);  // the events are disabled: what the areas hold is all there is
+  if (trace_areas_) {
+    for (size_t r = 0; r < trace_areas_->size(); ++r) AddAuxDrain(trace_areas_->drain(r), &summary_);
+  }
   for (EventSet::Ring& ring : events_.rings()) {
     summary_.reader_resyncs += ring.reader->stats().resyncs;
     summary_.reader_skipped_bytes += ring.reader->stats().skipped_bytes;
@@ -361,10 +437,23 @@ absl::StatusOr<CaptureSummary> RunRecord(const RecordOptions& options, RecordSin
   if (!target.ok()) return target.status();
   absl::StatusOr<SamplingRate> rate = ResolveSamplingRate(options, notice);
   if (!rate.ok()) return rate.status();
+  // An AUX trace event (intel_pt//) is taken out of the list: aux/ builds
+  // its attrs, EventSet opens it first on each CPU.
+  absl::StatusOr<int64_t> paranoid =
+      ReadIntegerFile(options.paths.proc + "/sys/kernel/perf_event_paranoid");
+  const bool privileged = geteuid() == 0 || (paranoid.ok() && *paranoid == -1);
+  absl::StatusOr<std::optional<TraceEventPlan>> trace =
+      PlanTraceEvent(&*list, options, target->follow_command, target->inherit, target->system_wide,
+                     privileged);
+  if (!trace.ok()) return trace.status();
+  if (*trace) {
+    for (const std::string& line : (*trace)->attrs.notices) notice(line);
+  }
 
-  // From here on a Ctrl-C stops the capture cleanly. Installed before the
-  // fork: the child gets the default actions back (ForkedCommand::Fork).
-  absl::StatusOr<StopSignals> signals = StopSignals::Install();
+  // From here on a Ctrl-C stops the capture cleanly (and, in AUX snapshot
+  // mode, SIGUSR2 takes a snapshot). Installed before the fork: the child
+  // gets the default actions back (ForkedCommand::Fork).
+  absl::StatusOr<StopSignals> signals = StopSignals::Install(/*snapshot_requests=*/options.snapshot);
   if (!signals.ok()) return signals.status();
 
   std::optional<ForkedCommand> command;
@@ -382,7 +471,9 @@ absl::StatusOr<CaptureSummary> RunRecord(const RecordOptions& options, RecordSin
   context.enable_on_exec = target->follow_command;
   context.inherit = target->inherit;
   context.ring_bytes = uint64_t{options.mmap_pages} * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-  absl::StatusOr<EventSet> events = EventSet::Open(*list, options, target->cpus, target->tasks, context, notice);
+  absl::StatusOr<EventSet> events =
+      EventSet::Open(*list, options, target->cpus, target->tasks, context, notice,
+                     *trace ? (*trace)->prebuilt : std::vector<EventSet::PrebuiltEvent>{});
   if (!events.ok()) {
     // The command died while its events were opened (a Ctrl-C to the process
     // group kills it before exec; it may still be exiting, so its events
@@ -400,8 +491,15 @@ absl::StatusOr<CaptureSummary> RunRecord(const RecordOptions& options, RecordSin
     return events.status();
   }
 
+  std::optional<TraceAreas> areas;
+  if (*trace) {
+    absl::StatusOr<TraceAreas> mapped = TraceAreas::Map(**trace, &*events);
+    if (!mapped.ok()) return mapped.status();
+    areas = *std::move(mapped);
+  }
+
   Session session(options, sink, &*signals, *std::move(events), std::move(command),
-                  *std::move(target));
+                  *std::move(target), *std::move(trace), std::move(areas));
   return session.Run(std::move(notices));
 }
 

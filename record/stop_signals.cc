@@ -27,6 +27,18 @@ void OnStopSignal(int sig) {
   errno = saved;
 }
 
+volatile sig_atomic_t g_snapshot_fd = -1;
+
+void OnSnapshotSignal(int) {
+  const int saved = errno;
+  const uint64_t one = 1;
+  if (g_snapshot_fd >= 0) {
+    ssize_t ignored = write(g_snapshot_fd, &one, sizeof one);  // adds 1 to the eventfd's count
+    (void)ignored;
+  }
+  errno = saved;
+}
+
 void DoNothing(int) {}
 
 }  // namespace
@@ -44,7 +56,7 @@ void MakeSignalHarmless(int sig, struct sigaction* old) {
   sigaction(sig, &action, nullptr);
 }
 
-absl::StatusOr<StopSignals> StopSignals::Install() {
+absl::StatusOr<StopSignals> StopSignals::Install(bool snapshot_requests) {
   StopSignals signals;
   signals.fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (signals.fd_ < 0) return absl::InternalError(absl::StrCat("eventfd: ", std::strerror(errno)));
@@ -57,16 +69,35 @@ absl::StatusOr<StopSignals> StopSignals::Install() {
   sigaction(SIGINT, &action, &signals.old_int_);
   sigaction(SIGTERM, &action, &signals.old_term_);
   MakeSignalHarmless(SIGPIPE, &signals.old_pipe_);
+  if (snapshot_requests) {
+    signals.snapshot_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (signals.snapshot_fd_ < 0) {
+      return absl::InternalError(absl::StrCat("eventfd: ", std::strerror(errno)));
+    }
+    g_snapshot_fd = signals.snapshot_fd_;
+    struct sigaction usr2 {};
+    usr2.sa_handler = OnSnapshotSignal;
+    sigemptyset(&usr2.sa_mask);
+    usr2.sa_flags = SA_RESTART;
+    sigaction(SIGUSR2, &usr2, &signals.old_usr2_);
+  }
   return signals;
 }
 
 StopSignals::StopSignals(StopSignals&& other) noexcept
     : fd_(std::exchange(other.fd_, -1)),
+      snapshot_fd_(std::exchange(other.snapshot_fd_, -1)),
       old_int_(other.old_int_),
       old_term_(other.old_term_),
-      old_pipe_(other.old_pipe_) {}
+      old_pipe_(other.old_pipe_),
+      old_usr2_(other.old_usr2_) {}
 
 StopSignals::~StopSignals() {
+  if (snapshot_fd_ >= 0) {
+    sigaction(SIGUSR2, &old_usr2_, nullptr);
+    g_snapshot_fd = -1;
+    close(snapshot_fd_);
+  }
   if (fd_ < 0) return;
   sigaction(SIGINT, &old_int_, nullptr);
   sigaction(SIGTERM, &old_term_, nullptr);
@@ -76,6 +107,12 @@ StopSignals::~StopSignals() {
 }
 
 int StopSignals::received() const { return g_stop_signal; }
+
+uint64_t StopSignals::TakeSnapshotRequests() {
+  if (snapshot_fd_ < 0) return 0;
+  uint64_t count = 0;
+  return read(snapshot_fd_, &count, sizeof count) == sizeof count ? count : 0;  // EAGAIN: none
+}
 
 bool StopSignals::stopped() const {
   pollfd p{fd_, POLLIN, 0};

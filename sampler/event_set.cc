@@ -32,14 +32,24 @@ struct PlannedEvent {
 absl::StatusOr<EventSet> EventSet::Open(const EventList& list, const SamplerOptions& options,
                                         const std::vector<int>& cpus,
                                         const std::vector<pid_t>& tasks, const AttrContext& context,
-                                        const std::function<void(const std::string&)>& notice) {
+                                        const std::function<void(const std::string&)>& notice,
+                                        const std::vector<PrebuiltEvent>& prebuilt) {
   std::vector<PlannedEvent> plan;
+  for (const PrebuiltEvent& event : prebuilt) {
+    PlannedEvent planned;
+    planned.spec.name = event.name;
+    planned.spec.kind = event.kind;
+    planned.spec.attr = event.attr;
+    planned.role.leader = true;
+    planned.attr = event.attr;
+    plan.push_back(std::move(planned));
+  }
   for (const EventGroup& group : list.groups) {
     const int leader_index = static_cast<int>(plan.size());
     for (size_t i = 0; i < group.events.size(); ++i) {
       PlannedEvent planned;
       planned.spec = group.events[i];
-      planned.role.tracking = plan.empty();
+      planned.role.tracking = plan.empty();  // after prebuilt events: never
       planned.role.leader = i == 0;
       planned.role.in_group = group.braced && group.events.size() > 1;
       planned.role.leader_sampling = group.leader_sampling();
@@ -97,6 +107,7 @@ absl::StatusOr<EventSet> EventSet::Open(const EventList& list, const SamplerOpti
                                 absl::StrCat("ring of CPU ", cpu, ": ", mapping.status().message()));
           }
           set.rings_.emplace_back(cpu, *std::move(mapping));
+          set.rings_.back().owner = set.fds_.size();
           ring_fd = opened.fd.fd();
         } else if (absl::Status s = opened.fd.SetOutput(ring_fd); !s.ok()) {
           return s;

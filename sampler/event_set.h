@@ -41,6 +41,14 @@ class EventSet {
     int cpu = 0;
     MappedRing mapping;
     std::unique_ptr<RingReader> reader;  // heap: it holds a 64 KiB scratch buffer
+    size_t owner = 0;  // index in fds() of the fd the ring was mapped on
+  };
+  // An event whose attr is built elsewhere (aux/: a trace PMU's AUX event
+  // and its tracking dummy), opened as is, before the -e list.
+  struct PrebuiltEvent {
+    std::string name;
+    EventKind kind = EventKind::kPmu;
+    perf_event_attr attr{};
   };
   // One counter read at the end (read_format ID|LOST): the event's index in
   // table(), the CPU of the fd, the count and PERF_FORMAT_LOST.
@@ -53,13 +61,18 @@ class EventSet {
 
   // Opens every event of `list` on every CPU of `cpus` for every task of
   // `tasks` (-1: all tasks), in list order (group members with their
-  // leader), maps one ring of `options.mmap_pages` per CPU. `cycles` that the kernel cannot open
+  // leader), maps one ring of `options.mmap_pages` per CPU. `prebuilt`
+  // events come first on each (CPU, task), so that the first of them owns
+  // the CPU's ring (an AUX event must: its AUX area is mapped beside it);
+  // when there are any, they carry the side-band (the -e events get no
+  // mmap/comm/task bits). `cycles` that the kernel cannot open
   // (no hardware PMU) becomes cpu-clock with a notice; any other hardware
   // event that cannot be opened is a FailedPrecondition saying so.
   static absl::StatusOr<EventSet> Open(const EventList& list, const SamplerOptions& options,
                                        const std::vector<int>& cpus,
                                        const std::vector<pid_t>& tasks, const AttrContext& context,
-                                       const std::function<void(const std::string&)>& notice);
+                                       const std::function<void(const std::string&)>& notice,
+                                       const std::vector<PrebuiltEvent>& prebuilt = {});
 
   EventSet(EventSet&&) = default;
   EventSet& operator=(EventSet&&) = default;

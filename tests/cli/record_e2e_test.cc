@@ -498,6 +498,9 @@ TEST_F(RecordE2E, BadInputIsOneLineAndExitStatus2) {
   for (const std::string& args :
        {std::string("record -e cpu-clok -- true"), std::string("record"),
         std::string("record --frequency 3 -- true"), std::string("record -m 3 -- true"),
+        std::string("record -m 512,3 -- true"), std::string("record -m , -- true"),
+        std::string("record -m ,4M -e cpu-clock -- true"), std::string("record -S -e cpu-clock -- true"),
+        std::string("record --snapshot=1M -- true"),
         std::string("record -p 999999999"), std::string("dump /nonexistent/perf.data"),
         std::string("frobnicate")}) {
     Result direct = Shell(absl::StrCat(perfring_, " ", args));

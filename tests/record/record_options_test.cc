@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include "absl/strings/str_cat.h"
+
 namespace perfring {
 namespace {
 
@@ -42,6 +44,44 @@ TEST(ParseMmapPages, RejectsNonPowerOfTwo) {
   EXPECT_THAT(std::string(pages.status().message()), HasSubstr("not a power of two"));
   EXPECT_TRUE(absl::IsInvalidArgument(ParseMmapPages("0").status()));
   EXPECT_TRUE(absl::IsInvalidArgument(ParseMmapPages("abc").status()));
+}
+
+TEST(ParseMmapPagesOption, DataAndAuxAsPerfSpellsThem) {
+  const uint32_t page = static_cast<uint32_t>(sysconf(_SC_PAGESIZE));
+  absl::StatusOr<MmapPagesOption> both = ParseMmapPagesOption("512,4M");
+  ASSERT_TRUE(both.ok()) << both.status();
+  EXPECT_EQ(both->data, 512u);
+  EXPECT_EQ(both->aux, (4u << 20) / page);
+  absl::StatusOr<MmapPagesOption> aux_only = ParseMmapPagesOption(",1024");
+  ASSERT_TRUE(aux_only.ok()) << aux_only.status();
+  EXPECT_FALSE(aux_only->data.has_value());
+  EXPECT_EQ(aux_only->aux, 1024u);
+  absl::StatusOr<MmapPagesOption> data_only = ParseMmapPagesOption("64");
+  ASSERT_TRUE(data_only.ok());
+  EXPECT_EQ(data_only->data, 64u);
+  EXPECT_FALSE(data_only->aux.has_value());
+  absl::StatusOr<MmapPagesOption> trailing_comma = ParseMmapPagesOption("64,");
+  ASSERT_TRUE(trailing_comma.ok());
+  EXPECT_EQ(trailing_comma->data, 64u);
+  EXPECT_FALSE(trailing_comma->aux.has_value());
+}
+
+TEST(ParseMmapPagesOption, ErrorsNameThePartInOneLine) {
+  for (const char* text : {",", "", "512,3", "3,4M", "512,4M,1", ",abc", ",100K"}) {
+    absl::StatusOr<MmapPagesOption> parsed = ParseMmapPagesOption(text);
+    ASSERT_TRUE(absl::IsInvalidArgument(parsed.status())) << text;
+    EXPECT_EQ(std::string(parsed.status().message()).find('\n'), std::string::npos);
+    EXPECT_THAT(std::string(parsed.status().message()), HasSubstr(absl::StrCat("bad -m '", text, "'")));
+  }
+  EXPECT_THAT(std::string(ParseMmapPagesOption("512,3").status().message()), HasSubstr("AUX area '3'"));
+  EXPECT_THAT(std::string(ParseMmapPagesOption("3,4M").status().message()), HasSubstr("data '3'"));
+}
+
+TEST(ParseSnapshotOption, NoValueOrEOnly) {
+  EXPECT_TRUE(ParseSnapshotOption("").ok());
+  EXPECT_TRUE(ParseSnapshotOption("e").ok());
+  EXPECT_TRUE(absl::IsInvalidArgument(ParseSnapshotOption("1M")));
+  EXPECT_THAT(std::string(ParseSnapshotOption("x").message()), HasSubstr("-m ,AUX"));
 }
 
 TEST(ParseMmapPages, SizesWithUnits) {

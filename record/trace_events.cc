@@ -1,0 +1,188 @@
+#include "record/trace_events.h"
+
+#include <linux/perf_event.h>
+#include <unistd.h>
+
+#include <atomic>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+namespace perfring {
+namespace {
+
+uint64_t PageSize() { return static_cast<uint64_t>(sysconf(_SC_PAGESIZE)); }
+
+// The mask of format/TERM in attr.config; 0 when the PMU has no such term
+// (or it lives in config1/config2, which intel_pt's info does not describe).
+uint64_t ConfigMask(const TracePmu& pmu, absl::string_view term) {
+  const PmuFormatField* field = pmu.pmu.FindFormat(term);
+  if (field == nullptr || field->word != 0) return 0;
+  perf_event_attr attr{};
+  const int width = field->width();
+  const uint64_t all = width >= 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
+  if (!ApplyPmuFormat(*field, all, &attr).ok()) return 0;
+  return attr.config;
+}
+
+bool IsTraceSpec(const EventSpec& spec, std::string* pmu_name) {
+  if (spec.kind != EventKind::kPmu) return false;
+  const size_t slash = spec.name.find('/');
+  if (slash == std::string::npos) return false;
+  *pmu_name = spec.name.substr(0, slash);
+  return TracePmuKindOf(*pmu_name).has_value();
+}
+
+}  // namespace
+
+uint32_t DefaultAuxPages(bool privileged) {
+  return static_cast<uint32_t>((privileged ? (4u << 20) : (128u << 10)) / PageSize());
+}
+
+absl::StatusOr<std::optional<TraceEventPlan>> PlanTraceEvent(EventList* list,
+                                                             const RecordOptions& options,
+                                                             bool follow_command, bool inherit,
+                                                             bool system_wide, bool privileged) {
+  std::optional<TraceEventPlan> plan;
+  std::optional<EventSpec> trace_spec;
+  std::string pmu_name;
+  size_t trace_group = 0;
+  for (size_t g = 0; g < list->groups.size(); ++g) {
+    const EventGroup& group = list->groups[g];
+    std::string name;
+    bool has_trace = false;
+    for (const EventSpec& spec : group.events) has_trace |= IsTraceSpec(spec, &name);
+    if (!has_trace) continue;
+    if (group.events.size() > 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "event group with ", name, "//: a trace event cannot be in a group here (give it alone: -e ",
+          name, "//)"));
+    }
+    if (trace_spec) {
+      return absl::InvalidArgumentError(absl::StrCat("two AUX trace events (", trace_spec->name, " and ",
+                                                     group.events[0].name, "): give one"));
+    }
+    trace_spec = group.events[0];
+    trace_group = g;
+    pmu_name = name;
+  }
+  if (!trace_spec) {
+    if (options.aux_pages) {
+      return absl::InvalidArgumentError(
+          "-m ,AUX: the AUX area needs an AUX trace event (-e intel_pt//)");
+    }
+    if (options.snapshot) {
+      return absl::InvalidArgumentError(
+          "-S/--snapshot: AUX area snapshot mode needs an AUX trace event (-e intel_pt//)");
+    }
+    return plan;
+  }
+  list->groups.erase(list->groups.begin() + static_cast<std::ptrdiff_t>(trace_group));
+
+  absl::StatusOr<TracePmu> pmu = LoadTracePmu(options.paths, pmu_name);
+  if (!pmu.ok()) return pmu.status();
+  if (pmu->kind != TracePmuKind::kIntelPt) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        trace_spec->name, ": recording ", TracePmuKindName(pmu->kind),
+        " is not supported yet (its AUXTRACE_INFO is not built from sysfs here); intel_pt is"));
+  }
+  TraceCaptureOptions capture;
+  capture.per_cpu = true;  // EventSet opens every event per CPU: one AUX area per CPU
+  capture.snapshot = options.snapshot;
+  const uint32_t pages = options.aux_pages.value_or(DefaultAuxPages(privileged));
+  capture.aux_bytes = uint64_t{pages} * PageSize();
+  capture.enable_on_exec = follow_command;
+  capture.inherit = inherit;
+  capture.exclusions = TraceExclusionsOf(trace_spec->attr);
+  absl::StatusOr<TraceAttrs> attrs = BuildTraceAttrs(*pmu, trace_spec->pmu_terms, capture);
+  if (!attrs.ok()) return attrs.status();
+
+  plan.emplace();
+  plan->pmu = *std::move(pmu);
+  plan->name = trace_spec->name;
+  plan->attrs = *std::move(attrs);
+  plan->aux_pages = pages;
+  plan->snapshot = options.snapshot;
+  plan->system_wide = system_wide;
+  plan->prebuilt.push_back({plan->name, EventKind::kPmu, plan->attrs.aux});
+  plan->prebuilt.push_back({"dummy:u", EventKind::kSoftware, plan->attrs.tracking});
+  return plan;
+}
+
+aux::IntelPtInfo IntelPtInfoFor(const TraceEventPlan& plan, const aux::TimeConversion& time,
+                                uint32_t cpuid_15h_eax, uint32_t cpuid_15h_ebx) {
+  aux::IntelPtInfo info;
+  info.pmu_type = plan.pmu.type();
+  info.time = time;
+  info.tsc_bit = ConfigMask(plan.pmu, "tsc");
+  info.noretcomp_bit = ConfigMask(plan.pmu, "noretcomp");
+  info.mtc_bit = ConfigMask(plan.pmu, "mtc");
+  info.cyc_bit = ConfigMask(plan.pmu, "cyc");
+  info.mtc_freq_bits = ConfigMask(plan.pmu, "mtc_period");
+  // Per-CPU events get PERF_RECORD_SWITCH_CPU_WIDE only when CPU-wide
+  // (pid -1); per-task events get PERF_RECORD_SWITCH.
+  if (plan.attrs.tracking.context_switch) info.have_sched_switch = plan.system_wide ? 3 : 2;
+  info.snapshot_mode = plan.snapshot;
+  info.per_cpu_mmaps = true;
+  info.tsc_ctc_ratio_n = cpuid_15h_ebx;
+  info.tsc_ctc_ratio_d = cpuid_15h_eax;
+  info.max_nonturbo_ratio = plan.pmu.CapDecimal("max_nonturbo_ratio").value_or(0);
+  return info;
+}
+
+aux::TimeConversion ReadTimeConversion(const MappedRing& ring) {
+  const auto* meta = static_cast<const volatile perf_event_mmap_page*>(ring.base());
+  aux::TimeConversion time;
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    const uint32_t seq = meta->lock;
+    std::atomic_thread_fence(std::memory_order_acquire);
+    time.time_shift = meta->time_shift;
+    time.time_mult = meta->time_mult;
+    time.time_zero = meta->time_zero;
+    time.cap_user_time_zero = meta->cap_user_time_zero;
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (meta->lock == seq && (seq & 1) == 0) break;
+  }
+  return time;
+}
+
+void ReadCpuid15h(uint32_t* eax, uint32_t* ebx) {
+  *eax = *ebx = 0;
+#if defined(__x86_64__) || defined(__i386__)
+  uint32_t ecx = 0, edx = 0;
+  if (__get_cpuid_max(0, nullptr) >= 0x15) __cpuid_count(0x15, 0, *eax, *ebx, ecx, edx);
+#endif
+}
+
+absl::StatusOr<TraceAreas> TraceAreas::Map(const TraceEventPlan& plan, EventSet* events) {
+  TraceAreas areas;
+  const AuxArea::Mode mode = plan.snapshot ? AuxArea::Mode::kSnapshot : AuxArea::Mode::kFullTrace;
+  std::vector<EventSet::Ring>& rings = events->rings();
+  for (size_t r = 0; r < rings.size(); ++r) {
+    const EventSet::OpenedFd& owner = events->fds()[rings[r].owner];
+    if (owner.event != 0) {
+      return absl::InternalError(absl::StrCat("ring of CPU ", rings[r].cpu, " is not owned by ", plan.name));
+    }
+    absl::StatusOr<AuxArea> area = AuxArea::Map(owner.fd.fd(), rings[r].mapping, plan.aux_pages, mode);
+    if (!area.ok()) {
+      return absl::Status(area.status().code(),
+                          absl::StrCat(plan.name, " on CPU ", rings[r].cpu, ": ", area.status().message()));
+    }
+    auto entry = std::make_unique<Area>(*std::move(area), &owner.fd);
+    aux::AuxtraceChunk where;
+    where.idx = static_cast<uint32_t>(r);
+    where.cpu = rings[r].cpu;
+    where.tid = -1;
+    entry->drain = std::make_unique<AuxDrain>(
+        entry->area.region(), &entry->control,
+        plan.snapshot ? AuxDrain::Mode::kSnapshot : AuxDrain::Mode::kFullTrace, where);
+    areas.areas_.push_back(std::move(entry));
+  }
+  return areas;
+}
+
+}  // namespace perfring

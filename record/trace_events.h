@@ -1,0 +1,101 @@
+// The AUX trace event of a capture (`-e intel_pt//`): which -e event names a
+// trace PMU (aux/trace_pmu.h), the attrs aux/ builds for it (the AUX event
+// and its tracking dummy, opened by EventSet before the -e list so that the
+// AUX event owns each CPU's data ring), the AUX area mapped beside each ring
+// with its AuxDrain, and the AUXTRACE_INFO record.
+//
+// PlanTraceEvent and IntelPtInfoFor are functions of their inputs and sysfs
+// (tests run them on fake trees); TraceAreas owns the AUX mappings of opened
+// events. Not thread-safe: the session's thread.
+#ifndef PERFRING_RECORD_TRACE_EVENTS_H_
+#define PERFRING_RECORD_TRACE_EVENTS_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "aux/aux_area.h"
+#include "aux/auxtrace_info.h"
+#include "aux/event_control.h"
+#include "aux/trace_attr.h"
+#include "aux/trace_pmu.h"
+#include "record/aux_drain.h"
+#include "record/record_options.h"
+#include "sampler/event_set.h"
+#include "sampler/event_spec.h"
+
+namespace perfring {
+
+// perf's default AUX area for a user who asked for none: 4 MiB when
+// privileged (root, or perf_event_paranoid -1), 128 KiB otherwise; in pages.
+uint32_t DefaultAuxPages(bool privileged);
+
+struct TraceEventPlan {
+  TracePmu pmu;
+  std::string name;    // the -e event as written ("intel_pt/cyc/u")
+  TraceAttrs attrs;    // attrs.aux owns the AUX area; attrs.tracking is the side-band
+  uint32_t aux_pages = 0;
+  bool snapshot = false;
+  bool system_wide = false;
+  // For EventSet::Open: {the AUX event, "dummy:u" tracking}, in that order.
+  std::vector<EventSet::PrebuiltEvent> prebuilt;
+};
+
+// The capture's trace event, taken out of `list`: nullopt when no event of
+// the list names a trace PMU (then -m ,AUX and -S are InvalidArgument: they
+// need one). InvalidArgument, one line, for a second trace event, a trace
+// event in a braced group, a PMU this capture cannot hand off yet (only
+// intel_pt has its AUXTRACE_INFO built from sysfs here), and whatever
+// BuildTraceAttrs refuses. `follow_command`/`inherit`/`system_wide` are the
+// resolved target's (record/target.h).
+absl::StatusOr<std::optional<TraceEventPlan>> PlanTraceEvent(EventList* list,
+                                                             const RecordOptions& options,
+                                                             bool follow_command, bool inherit,
+                                                             bool system_wide, bool privileged);
+
+// What intel_pt_info_fill writes for this plan: the PMU's type and config
+// masks from format/, caps/max_nonturbo_ratio, the TSC:CTC ratio from
+// `cpuid_15h` ({eax, ebx} of CPUID leaf 0x15; zeros off x86), the data
+// ring's time conversion `time`.
+aux::IntelPtInfo IntelPtInfoFor(const TraceEventPlan& plan, const aux::TimeConversion& time,
+                                uint32_t cpuid_15h_eax, uint32_t cpuid_15h_ebx);
+
+// The metadata page's time_shift/time_mult/time_zero/cap_user_time_zero,
+// read under its seqlock.
+aux::TimeConversion ReadTimeConversion(const MappedRing& ring);
+
+// CPUID leaf 0x15 {eax, ebx}; zeros where there is none (not x86).
+void ReadCpuid15h(uint32_t* eax, uint32_t* ebx);
+
+// The AUX area of every ring of `events` (opened with plan.prebuilt first,
+// so each ring's owner is the AUX event on its CPU) and its drain.
+class TraceAreas {
+ public:
+  // Maps plan.aux_pages of AUX area beside each ring (read-only in snapshot
+  // mode). Errors are AuxArea::Map's one line, prefixed with the CPU.
+  static absl::StatusOr<TraceAreas> Map(const TraceEventPlan& plan, EventSet* events);
+
+  TraceAreas(TraceAreas&&) = default;
+  TraceAreas& operator=(TraceAreas&&) = default;
+
+  size_t size() const { return areas_.size(); }
+  // The drain of ring `ring` (EventSet::rings() index).
+  AuxDrain& drain(size_t ring) { return *areas_[ring]->drain; }
+
+ private:
+  struct Area {
+    Area(AuxArea area, const PerfEventFd* fd) : area(std::move(area)), control(fd) {}
+    AuxArea area;
+    PerfEventControl control;
+    std::unique_ptr<AuxDrain> drain;
+  };
+  TraceAreas() = default;
+  std::vector<std::unique_ptr<Area>> areas_;  // heap: drains hold &control
+};
+
+}  // namespace perfring
+
+#endif  // PERFRING_RECORD_TRACE_EVENTS_H_

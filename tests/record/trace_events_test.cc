@@ -1,0 +1,145 @@
+// record/trace_events.h on fake sysfs trees (tests/aux/trace_trees.h): which
+// -e event becomes the capture's AUX trace event, the attrs EventSet opens
+// first on every CPU (the AUX event, then the tracking dummy), the option
+// checks, and the AUXTRACE_INFO fields built from sysfs.
+#include "record/trace_events.h"
+
+#include <unistd.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "tests/aux/trace_trees.h"
+#include "tests/sampler/fake_tree.h"
+
+namespace perfring {
+namespace {
+
+using ::testing::HasSubstr;
+
+class TraceEventsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    WriteIceLakePt(tree_);
+    WriteCsEtm(tree_);
+    tree_.Write("sys/bus/event_source/devices/software/type", "1\n");
+    options_.paths = tree_.paths();
+  }
+  absl::StatusOr<std::optional<TraceEventPlan>> Plan(const std::string& events, EventList* list,
+                                                     bool system_wide = false) {
+    absl::StatusOr<EventList> parsed = ParseEventList(events, tree_.paths());
+    if (!parsed.ok()) return parsed.status();
+    *list = *std::move(parsed);
+    return PlanTraceEvent(list, options_, /*follow_command=*/!system_wide, /*inherit=*/true,
+                          system_wide, /*privileged=*/true);
+  }
+
+  FakeTree tree_;
+  RecordOptions options_;
+};
+
+TEST_F(TraceEventsTest, IntelPtIsTakenOutOfTheListAndOpenedFirstWithItsTrackingEvent) {
+  EventList list;
+  absl::StatusOr<std::optional<TraceEventPlan>> plan = Plan("cpu-clock,intel_pt/cyc/u", &list);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_TRUE(plan->has_value());
+  const TraceEventPlan& trace = **plan;
+  ASSERT_EQ(list.groups.size(), 1u);  // cpu-clock stays for EventSet's own plan
+  EXPECT_EQ(list.groups[0].events[0].name, "cpu-clock");
+  EXPECT_EQ(trace.name, "intel_pt/cyc/u");
+  ASSERT_EQ(trace.prebuilt.size(), 2u);
+  // The AUX event first: it owns each CPU's ring and the AUX area beside it.
+  EXPECT_EQ(trace.prebuilt[0].attr.type, 8u);
+  EXPECT_TRUE(trace.prebuilt[0].attr.config & (1u << 1));  // cyc
+  EXPECT_TRUE(trace.prebuilt[0].attr.exclude_kernel);      // :u
+  EXPECT_TRUE(trace.prebuilt[0].attr.enable_on_exec);      // a followed command
+  EXPECT_EQ(trace.prebuilt[1].attr.type, static_cast<uint32_t>(PERF_TYPE_SOFTWARE));
+  EXPECT_EQ(trace.prebuilt[1].attr.config, static_cast<uint64_t>(PERF_COUNT_SW_DUMMY));
+  EXPECT_TRUE(trace.prebuilt[1].attr.mmap2);
+  EXPECT_TRUE(trace.prebuilt[1].attr.context_switch);
+  EXPECT_EQ(trace.aux_pages, DefaultAuxPages(true));
+  EXPECT_FALSE(trace.snapshot);
+}
+
+TEST_F(TraceEventsTest, AuxPagesAndSnapshotReachTheAttrs) {
+  options_.aux_pages = 64;
+  options_.snapshot = true;
+  EventList list;
+  absl::StatusOr<std::optional<TraceEventPlan>> plan = Plan("intel_pt//", &list, /*system_wide=*/true);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_TRUE(plan->has_value());
+  EXPECT_TRUE(list.groups.empty());
+  EXPECT_EQ((*plan)->aux_pages, 64u);
+  EXPECT_TRUE((*plan)->snapshot);
+  EXPECT_EQ((*plan)->prebuilt[0].attr.aux_watermark, 0u);  // a snapshot is read on request
+  EXPECT_FALSE((*plan)->prebuilt[0].attr.enable_on_exec);
+}
+
+TEST_F(TraceEventsTest, DefaultAuxAreaIsPerfs) {
+  const uint32_t page = static_cast<uint32_t>(sysconf(_SC_PAGESIZE));
+  EXPECT_EQ(DefaultAuxPages(true), (4u << 20) / page);
+  EXPECT_EQ(DefaultAuxPages(false), (128u << 10) / page);
+}
+
+TEST_F(TraceEventsTest, WithoutATraceEventAuxOptionsAreRefusedInOneLine) {
+  EventList list;
+  absl::StatusOr<std::optional<TraceEventPlan>> none = Plan("cpu-clock", &list);
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_FALSE(none->has_value());
+  ASSERT_EQ(list.groups.size(), 1u);  // the list is left as it was
+  ASSERT_EQ(list.groups[0].events.size(), 1u);
+  EXPECT_EQ(list.groups[0].events[0].name, "cpu-clock");
+
+  options_.aux_pages = 64;
+  absl::StatusOr<std::optional<TraceEventPlan>> aux = Plan("cpu-clock", &list);
+  EXPECT_TRUE(absl::IsInvalidArgument(aux.status()));
+  EXPECT_THAT(std::string(aux.status().message()), HasSubstr("-m ,AUX"));
+  options_.aux_pages.reset();
+  options_.snapshot = true;
+  absl::StatusOr<std::optional<TraceEventPlan>> snap = Plan("cpu-clock", &list);
+  EXPECT_TRUE(absl::IsInvalidArgument(snap.status()));
+  EXPECT_THAT(std::string(snap.status().message()), HasSubstr("-S/--snapshot"));
+}
+
+TEST_F(TraceEventsTest, RefusesWhatItCannotCapture) {
+  EventList list;
+  absl::StatusOr<std::optional<TraceEventPlan>> two = Plan("intel_pt//,intel_pt/cyc/", &list);
+  EXPECT_TRUE(absl::IsInvalidArgument(two.status()));
+  EXPECT_THAT(std::string(two.status().message()), HasSubstr("two AUX trace events"));
+  absl::StatusOr<std::optional<TraceEventPlan>> grouped = Plan("{intel_pt//,cpu-clock}", &list);
+  EXPECT_TRUE(absl::IsInvalidArgument(grouped.status()));
+  EXPECT_THAT(std::string(grouped.status().message()), HasSubstr("cannot be in a group"));
+  absl::StatusOr<std::optional<TraceEventPlan>> etm = Plan("cs_etm/@tmc_etr0/", &list);
+  EXPECT_TRUE(absl::IsInvalidArgument(etm.status()));
+  EXPECT_THAT(std::string(etm.status().message()), HasSubstr("cs_etm is not supported yet"));
+  absl::StatusOr<std::optional<TraceEventPlan>> bad = Plan("intel_pt/mtc_period=1/", &list);
+  EXPECT_TRUE(absl::IsInvalidArgument(bad.status())) << bad.status();  // caps/mtc_periods: 0,3,6,9
+}
+
+TEST_F(TraceEventsTest, IntelPtInfoFromSysfsCpuidAndTheMetadataPage) {
+  EventList list;
+  absl::StatusOr<std::optional<TraceEventPlan>> plan = Plan("intel_pt//", &list);
+  ASSERT_TRUE(plan.ok() && plan->has_value()) << plan.status();
+  aux::TimeConversion time;
+  time.time_shift = 31;
+  time.time_mult = 123456;
+  time.time_zero = 987654321;
+  time.cap_user_time_zero = true;
+  const aux::IntelPtInfo info = IntelPtInfoFor(**plan, time, /*eax=*/2, /*ebx=*/166);
+  EXPECT_EQ(info.pmu_type, 8u);
+  EXPECT_EQ(info.tsc_bit, uint64_t{1} << 10);
+  EXPECT_EQ(info.noretcomp_bit, uint64_t{1} << 11);
+  EXPECT_EQ(info.mtc_bit, uint64_t{1} << 9);
+  EXPECT_EQ(info.cyc_bit, uint64_t{1} << 1);
+  EXPECT_EQ(info.mtc_freq_bits, uint64_t{0xf} << 14);
+  EXPECT_EQ(info.time.time_mult, 123456u);
+  EXPECT_EQ(info.time.time_zero, 987654321u);
+  EXPECT_EQ(info.tsc_ctc_ratio_n, 166u);
+  EXPECT_EQ(info.tsc_ctc_ratio_d, 2u);
+  EXPECT_EQ(info.have_sched_switch, 2u);  // per-task events: PERF_RECORD_SWITCH
+  EXPECT_TRUE(info.per_cpu_mmaps);
+  EXPECT_TRUE(aux::IntelPtAuxtraceInfo(info).ok());
+}
+
+}  // namespace
+}  // namespace perfring
