@@ -34,6 +34,17 @@ absl::Status JsonLinesFileSink::Write(const RecordView& rec, const EventInfo* ev
   return absl::OkStatus();
 }
 
+absl::Status JsonLinesFileSink::WriteAuxInfo(absl::Span<const uint8_t> record) {
+  if (absl::Status s = json_->WriteAuxInfo(record); !s.ok()) return Failed(s);
+  return absl::OkStatus();
+}
+
+absl::Status JsonLinesFileSink::WriteAux(const aux::AuxtraceChunk& chunk,
+                                         absl::Span<const absl::Span<const uint8_t>> pieces) {
+  if (absl::Status s = json_->WriteAux(chunk, pieces); !s.ok()) return Failed(s);
+  return absl::OkStatus();
+}
+
 absl::Status JsonLinesFileSink::EndRound() {
   if (absl::Status s = json_->EndRound(); !s.ok()) return Failed(s);
   return absl::OkStatus();

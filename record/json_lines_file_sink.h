@@ -29,6 +29,10 @@ class JsonLinesFileSink : public RecordSink {
 
   absl::Status Begin(const EventTable& events) override;
   absl::Status Write(const RecordView& rec, const EventInfo* event) override;
+  // AUXTRACE_INFO and AUXTRACE lines, no trace (JsonLinesSink).
+  absl::Status WriteAuxInfo(absl::Span<const uint8_t> record) override;
+  absl::Status WriteAux(const aux::AuxtraceChunk& chunk,
+                        absl::Span<const absl::Span<const uint8_t>> pieces) override;
   absl::Status EndRound() override;
   absl::Status End(const CaptureSummary& summary) override;  // flushes
   uint64_t BytesWritten() const override { return json_ ? json_->BytesWritten() : 0; }

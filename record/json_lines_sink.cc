@@ -2,10 +2,13 @@
 
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "aux/auxtrace_record.h"
 #include "json/record_line.h"
 
 namespace perfring {
@@ -19,9 +22,24 @@ JsonLinesSink::~JsonLinesSink() { Flush().IgnoreError(); }
 absl::Status JsonLinesSink::Begin(const EventTable&) { return absl::OkStatus(); }
 
 absl::Status JsonLinesSink::Write(const RecordView& rec, const EventInfo* event) {
+  return Append(rec.bytes, rec.size, event);
+}
+
+absl::Status JsonLinesSink::WriteAuxInfo(absl::Span<const uint8_t> record) {
+  if (record.size() > UINT32_MAX) return absl::InvalidArgumentError("AUXTRACE_INFO record too large");
+  return Append(record.data(), static_cast<uint32_t>(record.size()), nullptr);
+}
+
+absl::Status JsonLinesSink::WriteAux(const aux::AuxtraceChunk& chunk,
+                                     absl::Span<const absl::Span<const uint8_t>>) {
+  // The record perf.data gets; the trace itself stays out of JSON.
+  const std::array<uint8_t, aux::kAuxtraceRecordSize> record = aux::AuxtraceRecord(chunk);
+  return Append(record.data(), aux::kAuxtraceRecordSize, nullptr);
+}
+
+absl::Status JsonLinesSink::Append(const uint8_t* bytes, uint32_t size, const EventInfo* event) {
   // Decoded in place into a reused Record: no per-record copy or allocation.
-  const absl::Status decoded =
-      AppendJsonLineOrMalformed(rec.bytes, rec.size, event, &record_, &buffer_);
+  const absl::Status decoded = AppendJsonLineOrMalformed(bytes, size, event, &record_, &buffer_);
   if (!decoded.ok()) {
     ++malformed_records_;
     if (first_malformed_error_.empty()) first_malformed_error_ = std::string(decoded.message());

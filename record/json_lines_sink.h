@@ -4,7 +4,21 @@
 //
 // A record that does not decode is never fatal: it is counted and written as
 //   {"type":"MALFORMED","type_id":N,"misc":M,"size":S,"error":"..."}
-// so the gap is visible in the stream. The sink owns its buffer, not the fd.
+// so the gap is visible in the stream.
+//
+// AUX trace (record/record_sink.h): WriteAuxInfo writes the AUXTRACE_INFO
+// line and WriteAux one AUXTRACE line per chunk (size, offset, reference,
+// idx, tid, cpu: the 48-byte record perf.data gets, rendered as `perfring
+// dump` renders it from the file); the trace itself is not written (it goes
+// to perf.data and `perfring aux-export`). They fall where perf.data has
+// them: AUXTRACE_INFO right after Begin, before the synthesized side-band;
+// an AUXTRACE line when the session drains the area, that is after every
+// record the time-ordered merge released in earlier passes and before the
+// records of the pass that drained it, which the merge holds for a round (so
+// the PERF_RECORD_AUX lines that announced a chunk follow its AUXTRACE line
+// within two rounds; in snapshot mode a chunk follows the signal).
+//
+// The sink owns its buffer, not the fd.
 // Not thread-safe (one session calls it).
 #ifndef PERFRING_RECORD_JSON_LINES_SINK_H_
 #define PERFRING_RECORD_JSON_LINES_SINK_H_
@@ -27,6 +41,9 @@ class JsonLinesSink : public RecordSink {
 
   absl::Status Begin(const EventTable& events) override;
   absl::Status Write(const RecordView& rec, const EventInfo* event) override;
+  absl::Status WriteAuxInfo(absl::Span<const uint8_t> record) override;
+  absl::Status WriteAux(const aux::AuxtraceChunk& chunk,
+                        absl::Span<const absl::Span<const uint8_t>> pieces) override;
   absl::Status EndRound() override;
   absl::Status End(const CaptureSummary& summary) override;  // flushes
   uint64_t BytesWritten() const override { return bytes_written_ + buffer_.size(); }
@@ -36,6 +53,9 @@ class JsonLinesSink : public RecordSink {
   const std::string& first_malformed_error() const { return first_malformed_error_; }
 
  private:
+  // One record's line (or its MALFORMED line, counted), then a flush when
+  // the buffer is full.
+  absl::Status Append(const uint8_t* bytes, uint32_t size, const EventInfo* event);
   absl::Status Flush();
 
   int fd_;

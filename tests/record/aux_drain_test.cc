@@ -4,12 +4,19 @@
 // after an AUXTRACE_INFO, and the file read back with perfdata::Reader gives
 // the stream back, every packet in order, decoded by libipt. Also: area
 // wraps, TRUNCATED and re-enable, the stop with no record on a full area,
-// snapshots before and after a wrap, and the summary line.
+// snapshots before and after a wrap, and the summary line. The JSON Lines
+// sink beside it: AUXTRACE_INFO and AUXTRACE lines (sizes, no trace) exactly
+// as `perfring dump` renders the perf.data.
 #include <intel-pt.h>
 #include <linux/perf_event.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -18,18 +25,22 @@
 #include "aux/auxtrace_record.h"
 #include "aux/testing/emulated_aux_writer.h"
 #include "aux/testing/pt_stream.h"
+#include "cli/dump.h"
 #include "decode/decoder.h"
 #include "decode/event_format.h"
 #include "decode/event_table.h"
 #include "decode/record_type.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "perfdata/format.h"
 #include "perfdata/reader.h"
 #include "reader/ring_reader.h"
 #include "reader/testing/emulated_writer.h"
 #include "record/aux_drain.h"
 #include "record/capture_summary.h"
+#include "record/fan_out_sink.h"
+#include "record/json_lines_sink.h"
 #include "record/perf_data_sink.h"
 #include "tests/record/memory_sink.h"
 
@@ -131,12 +142,14 @@ struct Emulation {
     where.tid = -1;
     return where;
   }
-  // The session's pass: the data ring's PERF_RECORD_AUX, then the area.
-  void Pass(RecordSink* sink) {
+  // The session's pass: the data ring's PERF_RECORD_AUX (also written to
+  // `records` when given), then the area.
+  void Pass(RecordSink* sink, RecordSink* records = nullptr) {
     ring_reader->ReadBatch([&](const RecordView& view) {
       absl::StatusOr<Record> rec = DecodeRecord(view.bytes, view.size, EventFormat{});
       ASSERT_TRUE(rec.ok()) << rec.status();
       if (const AuxRecord* aux = rec->get<AuxRecord>()) drain.OnAuxRecord(*aux);
+      if (records != nullptr) ASSERT_TRUE(records->Write(view, nullptr).ok());
     });
     ASSERT_TRUE(drain.Drain(sink).ok());
   }
@@ -296,6 +309,113 @@ TEST(AuxDrainTest, SnapshotsBeforeAndAfterAWrap) {
   ASSERT_TRUE(decoded.ok()) << decoded.status();
   EXPECT_GT(decoded->size(), 0u);
   EXPECT_EQ(decoded->front().type, ppt_psb);
+}
+
+// The lines of a file, as text.
+std::vector<std::string> TextLines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+TEST(AuxDrainTest, JsonLinesGetAuxRecordsAndAuxtraceSizesAsDumpRendersThem) {
+  absl::StatusOr<PtStream> stream = EncodePtStream(60 << 10, 7, 512);
+  ASSERT_TRUE(stream.ok()) << stream.status();
+  constexpr uint64_t kAuxSize = 8 << 10;
+  const uint64_t start = 3 * kAuxSize - 100;  // the first drain wraps
+  Emulation emu(kAuxSize, start, EmulatedAuxWriter::Mode::kFullTrace);
+  const std::string path = TempPath("json_beside.data");
+  const EventTable table = Events();
+  const int fd = memfd_create("json", MFD_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  JsonLinesSink json(fd);
+  ASSERT_TRUE(json.Begin(table).ok());
+  std::unique_ptr<PerfDataSink> perf_data = BegunSink(path, table);  // AUXTRACE_INFO to perf.data only
+  {
+    // The same AUXTRACE_INFO to the JSON sink.
+    aux::IntelPtInfo info;
+    info.pmu_type = kPtType;
+    info.per_cpu_mmaps = true;
+    absl::StatusOr<std::string> record = aux::IntelPtAuxtraceInfo(info);
+    ASSERT_TRUE(record.ok());
+    ASSERT_TRUE(json.WriteAuxInfo(absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(record->data()),
+                                                      record->size()))
+                    .ok());
+  }
+  FanOutSink both;
+  both.Add(perf_data.get());
+  both.Add(&json);
+  const std::vector<uint8_t>& bytes = stream->bytes;
+  for (size_t pos = 0; pos < bytes.size();) {
+    const size_t n = std::min<size_t>(3001, bytes.size() - pos);
+    ASSERT_EQ(emu.writer.Write(absl::MakeConstSpan(&bytes[pos], n)), n);
+    pos += n;
+    // The emulated PERF_RECORD_AUX has no sample_id trailer, unlike the
+    // event's attr says: JSON only (decoded without a format).
+    emu.Pass(&both, /*records=*/&json);
+  }
+  ASSERT_TRUE(both.End(CaptureSummary{}).ok());
+
+  std::string text(static_cast<size_t>(lseek(fd, 0, SEEK_END)), '\0');
+  ASSERT_EQ(pread(fd, text.data(), text.size(), 0), static_cast<ssize_t>(text.size()));
+  close(fd);
+  EXPECT_EQ(json.malformed_records(), 0u) << json.first_malformed_error();
+  uint64_t trace_bytes = 0, announced = 0, info_lines = 0;
+  std::vector<std::string> auxtrace_lines;
+  std::vector<nlohmann::json> chunks;
+  for (const std::string& line : TextLines(text)) {
+    const nlohmann::json j = nlohmann::json::parse(line);
+    const std::string type = j.at("type");
+    if (type == "AUXTRACE_INFO") {
+      EXPECT_TRUE(chunks.empty()) << "AUXTRACE_INFO after an AUXTRACE";
+      ++info_lines;
+      auxtrace_lines.push_back(line);
+    } else if (type == "AUXTRACE") {
+      EXPECT_EQ(j.at("idx"), kIdx);
+      EXPECT_EQ(j.at("cpu"), kCpu);
+      EXPECT_EQ(j.at("tid"), -1);
+      chunks.push_back(j);
+      auxtrace_lines.push_back(line);
+    } else if (type == "AUX") {
+      announced += j.at("aux_size").get<uint64_t>();
+    }
+  }
+  EXPECT_EQ(info_lines, 1u);
+  ASSERT_GT(chunks.size(), 1u);
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    // Back to back from `start`; each size is its trace padded to 8.
+    const uint64_t offset = chunks[i].at("offset");
+    EXPECT_EQ(offset, start + trace_bytes);
+    const uint64_t end = i + 1 < chunks.size() ? chunks[i + 1].at("offset").get<uint64_t>()
+                                               : start + bytes.size();
+    EXPECT_EQ(chunks[i].at("size").get<uint64_t>(), perfdata::AlignUp(end - offset, 8));
+    trace_bytes += end - offset;
+  }
+  EXPECT_EQ(trace_bytes, bytes.size());
+  EXPECT_EQ(announced, bytes.size()) << "the PERF_RECORD_AUX lines";
+  EXPECT_EQ(text.find(DescribePtPacket(stream->packets[0])), std::string::npos);
+
+  // `perfring dump` of the perf.data written beside: the same lines.
+  const std::string dumped = TempPath("json_beside.jsonl");
+  FILE* out = std::fopen(dumped.c_str(), "w+");
+  ASSERT_NE(out, nullptr);
+  cli::DumpOptions options;
+  options.path = path;
+  const absl::Status dump = cli::RunDump(options, out);
+  ASSERT_TRUE(dump.ok()) << dump;
+  std::fflush(out);
+  std::rewind(out);
+  std::string dump_text;
+  char buf[4096];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, out)) > 0;) dump_text.append(buf, n);
+  std::fclose(out);
+  std::vector<std::string> dump_lines;
+  for (const std::string& line : TextLines(dump_text)) {
+    const std::string type = nlohmann::json::parse(line).at("type");
+    if (type == "AUXTRACE_INFO" || type == "AUXTRACE") dump_lines.push_back(line);
+  }
+  EXPECT_EQ(auxtrace_lines, dump_lines);
 }
 
 }  // namespace
