@@ -28,15 +28,6 @@ namespace {
 constexpr uint64_t kAuxSize = 4096;
 constexpr uint64_t kDataSize = 64 * 1024;
 
-PtStream Encode(size_t bytes, uint64_t seed) {
-  absl::StatusOr<PtStream> stream = EncodePtStream(bytes, seed);
-  if (!stream.ok()) {
-    ADD_FAILURE() << stream.status();
-    return {};
-  }
-  return *std::move(stream);
-}
-
 TEST(PtStreamTest, EncodedStreamDecodesBackAndCorruptionIsSeen) {
   const PtStream stream = Encode(8192, 1);
   ASSERT_GT(stream.packets.size(), 500u);

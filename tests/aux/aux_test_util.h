@@ -1,7 +1,7 @@
 // Helpers shared by the aux tests: draining an AuxReader into a byte vector,
 // acting on the PERF_RECORD_AUX records of the emulated data ring, capturing
-// a trace through the emulated AUX writer in chunks, and checking decoded PT
-// packets against the encoded ones.
+// a trace through the emulated AUX writer in chunks, encoding a PT stream
+// and checking decoded PT packets against the encoded ones.
 #ifndef PERFRING_TESTS_AUX_AUX_TEST_UTIL_H_
 #define PERFRING_TESTS_AUX_AUX_TEST_UTIL_H_
 
@@ -9,10 +9,10 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <string>
-#include <vector>
-
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
@@ -87,6 +87,17 @@ inline std::vector<uint8_t> CaptureInChunks(absl::Span<const uint8_t> trace,
   EXPECT_EQ(__atomic_load_n(&area.region().meta->aux_tail, __ATOMIC_RELAXED),
             start + trace.size());
   return out;
+}
+
+// A libipt-encoded PT stream of about `bytes` bytes (EncodePtStream); an
+// encoder failure fails the test and gives an empty stream.
+inline PtStream Encode(size_t bytes, uint64_t seed) {
+  absl::StatusOr<PtStream> stream = EncodePtStream(bytes, seed);
+  if (!stream.ok()) {
+    ADD_FAILURE() << stream.status();
+    return {};
+  }
+  return *std::move(stream);
 }
 
 // Expects `decoded` to equal encoded.packets[first, first + decoded.size())

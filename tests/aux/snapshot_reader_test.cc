@@ -68,15 +68,6 @@ struct SnapshotSetup {
   std::unique_ptr<RingReader> ring_reader;
 };
 
-PtStream Encode(size_t bytes, uint64_t seed) {
-  absl::StatusOr<PtStream> stream = EncodePtStream(bytes, seed);
-  if (!stream.ok()) {
-    ADD_FAILURE() << stream.status();
-    return {};
-  }
-  return *std::move(stream);
-}
-
 TEST(SnapshotReaderTest, BeforeTheWrapEachSnapshotHoldsWhatIsNew) {
   SnapshotSetup s;
   const PtStream a = Encode(1000, 10);
