@@ -73,19 +73,24 @@ EventTable Events() {
   return table;
 }
 
+// The capture's AUXTRACE_INFO to `sink`.
+void WriteAuxInfo(RecordSink* sink) {
+  aux::IntelPtInfo info;
+  info.pmu_type = kPtType;
+  info.per_cpu_mmaps = true;
+  absl::StatusOr<std::string> record = aux::IntelPtAuxtraceInfo(info);
+  ASSERT_TRUE(record.ok()) << record.status();
+  ASSERT_TRUE(sink->WriteAuxInfo(absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(record->data()),
+                                                     record->size()))
+                  .ok());
+}
+
 // The perf.data sink of a capture with one AUX area, begun, AUXTRACE_INFO
 // written.
 std::unique_ptr<PerfDataSink> BegunSink(const std::string& path, const EventTable& table) {
   auto sink = std::make_unique<PerfDataSink>(path, perfdata::RecordingInfo{}, SystemPaths{}, nullptr);
   EXPECT_TRUE(sink->Begin(table).ok());
-  aux::IntelPtInfo info;
-  info.pmu_type = kPtType;
-  info.per_cpu_mmaps = true;
-  absl::StatusOr<std::string> record = aux::IntelPtAuxtraceInfo(info);
-  EXPECT_TRUE(record.ok()) << record.status();
-  EXPECT_TRUE(sink->WriteAuxInfo(absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(record->data()),
-                                                     record->size()))
-                  .ok());
+  WriteAuxInfo(sink.get());
   return sink;
 }
 
@@ -331,18 +336,9 @@ TEST(AuxDrainTest, JsonLinesGetAuxRecordsAndAuxtraceSizesAsDumpRendersThem) {
   ASSERT_GE(fd, 0);
   JsonLinesSink json(fd);
   ASSERT_TRUE(json.Begin(table).ok());
-  std::unique_ptr<PerfDataSink> perf_data = BegunSink(path, table);  // AUXTRACE_INFO to perf.data only
-  {
-    // The same AUXTRACE_INFO to the JSON sink.
-    aux::IntelPtInfo info;
-    info.pmu_type = kPtType;
-    info.per_cpu_mmaps = true;
-    absl::StatusOr<std::string> record = aux::IntelPtAuxtraceInfo(info);
-    ASSERT_TRUE(record.ok());
-    ASSERT_TRUE(json.WriteAuxInfo(absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(record->data()),
-                                                      record->size()))
-                    .ok());
-  }
+  std::unique_ptr<PerfDataSink> perf_data = BegunSink(path, table);
+  WriteAuxInfo(&json);
+  if (HasFatalFailure()) return;
   FanOutSink both;
   both.Add(perf_data.get());
   both.Add(&json);
