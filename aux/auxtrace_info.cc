@@ -31,6 +31,17 @@ absl::StatusOr<std::string> AuxtraceInfoRecord(uint32_t type, const std::vector<
   return out;
 }
 
+// perf writes the conversion only when the kernel offers it
+// (perf_read_tsc_conversion: EOPNOTSUPP leaves it zero).
+void PutTimeConversion(const TimeConversion& time, size_t shift, size_t mult, size_t zero,
+                       size_t cap, std::vector<uint64_t>* priv) {
+  if (!time.cap_user_time_zero) return;
+  (*priv)[shift] = time.time_shift;
+  (*priv)[mult] = time.time_mult;
+  (*priv)[zero] = time.time_zero;
+  (*priv)[cap] = time.time_mult != 0;
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> IntelPtAuxtraceInfo(const IntelPtInfo& info) {
@@ -39,13 +50,8 @@ absl::StatusOr<std::string> IntelPtAuxtraceInfo(const IntelPtInfo& info) {
   }
   std::vector<uint64_t> priv(kIntelPtPrivMax, 0);
   priv[kIntelPtPmuType] = info.pmu_type;
-  // perf leaves the conversion at zero when the kernel does not offer it.
-  if (info.time.cap_user_time_zero) {
-    priv[kIntelPtTimeShift] = info.time.time_shift;
-    priv[kIntelPtTimeMult] = info.time.time_mult;
-    priv[kIntelPtTimeZero] = info.time.time_zero;
-    priv[kIntelPtCapUserTimeZero] = info.time.time_mult != 0;
-  }
+  PutTimeConversion(info.time, kIntelPtTimeShift, kIntelPtTimeMult, kIntelPtTimeZero,
+                    kIntelPtCapUserTimeZero, &priv);
   priv[kIntelPtTscBit] = info.tsc_bit;
   priv[kIntelPtNoretcompBit] = info.noretcomp_bit;
   priv[kIntelPtHaveSchedSwitch] = info.have_sched_switch;
@@ -104,6 +110,22 @@ absl::StatusOr<std::string> CsEtmAuxtraceInfo(const CsEtmInfo& info) {
     priv.insert(priv.end(), c.params.begin(), c.params.end());
   }
   return AuxtraceInfoRecord(kAuxtraceCsEtm, priv);
+}
+
+absl::StatusOr<std::string> IntelBtsAuxtraceInfo(const IntelBtsInfo& info) {
+  std::vector<uint64_t> priv(kIntelBtsPrivMax, 0);
+  priv[kIntelBtsPmuType] = info.pmu_type;
+  PutTimeConversion(info.time, kIntelBtsTimeShift, kIntelBtsTimeMult, kIntelBtsTimeZero,
+                    kIntelBtsCapUserTimeZero, &priv);
+  priv[kIntelBtsSnapshotMode] = info.snapshot_mode;
+  return AuxtraceInfoRecord(kAuxtraceIntelBts, priv);
+}
+
+absl::StatusOr<std::string> ArmSpeAuxtraceInfo(const ArmSpeInfo& info) {
+  std::vector<uint64_t> priv(kArmSpePrivMax, 0);
+  priv[kArmSpePmuType] = info.pmu_type;
+  priv[kArmSpePerCpuMmaps] = info.per_cpu_mmaps;
+  return AuxtraceInfoRecord(kAuxtraceArmSpe, priv);
 }
 
 }  // namespace perfring::aux

@@ -1,7 +1,9 @@
 // PERF_RECORD_AUXTRACE_INFO (perf.data type 70), the first record of a
 // capture with AUX trace: what a decoder must know before the first byte of
 // trace. Built as perf 6.1 writes it (tools/perf/arch/x86/util/intel-pt.c
-// intel_pt_info_fill, arch/arm/util/cs-etm.c cs_etm_info_fill), so that
+// intel_pt_info_fill, arch/arm/util/cs-etm.c cs_etm_info_fill,
+// arch/x86/util/intel-bts.c intel_bts_info_fill, arch/arm64/util/arm-spe.c
+// arm_spe_info_fill), so that
 // `perf report -D` and `perf script --itrace` decode the trace that follows.
 // The priv[] layout is decode/auxtrace_priv.h's.
 //
@@ -74,6 +76,26 @@ struct CsEtmInfo {
 // nr_trc_params, params...}. InvalidArgument for no CPUs, CPUs not in
 // ascending order, a wrong number of params, or a record over 64 KiB.
 absl::StatusOr<std::string> CsEtmAuxtraceInfo(const CsEtmInfo& info);
+
+// What intel_bts_info_fill writes: the PMU type, the data ring's time
+// conversion (zeros unless cap_user_time_zero, as for Intel PT), the mode.
+struct IntelBtsInfo {
+  uint32_t pmu_type = 0;  // sysfs intel_bts/type
+  TimeConversion time;
+  bool snapshot_mode = false;
+};
+
+// The AUXTRACE_INFO record for intel_bts: 6 u64s (decode/auxtrace_priv.h).
+absl::StatusOr<std::string> IntelBtsAuxtraceInfo(const IntelBtsInfo& info);
+
+// What perf 6.1's arm_spe_info_fill writes.
+struct ArmSpeInfo {
+  uint32_t pmu_type = 0;       // sysfs arm_spe_N/type
+  bool per_cpu_mmaps = false;  // one AUX area per CPU (not per thread)
+};
+
+// The AUXTRACE_INFO record for arm_spe: 2 u64s.
+absl::StatusOr<std::string> ArmSpeAuxtraceInfo(const ArmSpeInfo& info);
 
 }  // namespace perfring::aux
 

@@ -1,7 +1,7 @@
 // The private area (priv[]) of PERF_RECORD_AUXTRACE_INFO as perf 6.1 lays it
 // out, per AUX trace type: indexes and names shared by the builders (aux/)
 // and the JSON rendering (json/). Facts from perf's tools/perf/util/
-// intel-pt.h, cs-etm.h and auxtrace.h (6.1); names follow perf's enums in
+// intel-pt.h, intel-bts.h, cs-etm.h, arm-spe.h and auxtrace.h (6.1); names follow perf's enums in
 // lower case. Constants only; thread-safe.
 #ifndef PERFRING_DECODE_AUXTRACE_PRIV_H_
 #define PERFRING_DECODE_AUXTRACE_PRIV_H_
@@ -83,6 +83,30 @@ inline constexpr std::array<std::string_view, 7> kCsEtmV4ParamNames = {
 inline constexpr std::array<std::string_view, 8> kCsEteParamNames = {
     "trcconfigr", "trctraceidr", "trcidr0",       "trcidr1",
     "trcidr2",    "trcidr8",     "trcauthstatus", "trcdevarch"};
+
+// Intel BTS (intel-bts.h): 6 u64s, the time conversion as Intel PT's.
+enum IntelBtsPriv : size_t {
+  kIntelBtsPmuType,
+  kIntelBtsTimeShift,
+  kIntelBtsTimeMult,
+  kIntelBtsTimeZero,
+  kIntelBtsCapUserTimeZero,
+  kIntelBtsSnapshotMode,
+  kIntelBtsPrivMax,
+};
+
+inline constexpr std::array<std::string_view, kIntelBtsPrivMax> kIntelBtsPrivNames = {
+    "pmu_type", "time_shift", "time_mult", "time_zero", "cap_user_time_zero", "snapshot_mode"};
+
+// Arm SPE (arm-spe.h of perf 6.1: no version, no per-CPU blocks yet).
+enum ArmSpePriv : size_t {
+  kArmSpePmuType,
+  kArmSpePerCpuMmaps,
+  kArmSpePrivMax,
+};
+
+inline constexpr std::array<std::string_view, kArmSpePrivMax> kArmSpePrivNames = {"pmu_type",
+                                                                                   "per_cpu_mmaps"};
 
 }  // namespace perfring
 

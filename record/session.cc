@@ -199,9 +199,10 @@ absl::Status Session::WriteAuxInfo() {
   if (!trace_ || events_.rings().empty()) return absl::OkStatus();
   uint32_t eax = 0, ebx = 0;
   ReadCpuid15h(&eax, &ebx);
-  const aux::IntelPtInfo info =
-      IntelPtInfoFor(*trace_, ReadTimeConversion(events_.rings()[0].mapping), eax, ebx);
-  absl::StatusOr<std::string> record = aux::IntelPtAuxtraceInfo(info);
+  std::vector<int> cpus;
+  for (const EventSet::Ring& ring : events_.rings()) cpus.push_back(ring.cpu);
+  absl::StatusOr<std::string> record =
+      TraceAuxtraceInfo(*trace_, cpus, ReadTimeConversion(events_.rings()[0].mapping), eax, ebx);
   if (!record.ok()) return record.status();
   return sink_->WriteAuxInfo(absl::MakeConstSpan(
       reinterpret_cast<const uint8_t*>(record->data()), record->size()));
@@ -448,6 +449,8 @@ absl::StatusOr<CaptureSummary> RunRecord(const RecordOptions& options, RecordSin
   if (!trace.ok()) return trace.status();
   if (*trace) {
     for (const std::string& line : (*trace)->attrs.notices) notice(line);
+    // cs_etm and arm_spe_N exist on their CPUs only: every event is opened there.
+    if (absl::Status s = RestrictToTraceCpus(**trace, &target->cpus); !s.ok()) return s;
   }
 
   // From here on a Ctrl-C stops the capture cleanly (and, in AUX snapshot

@@ -3,9 +3,11 @@
 #include <linux/perf_event.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -85,10 +87,10 @@ absl::StatusOr<std::optional<TraceEventPlan>> PlanTraceEvent(EventList* list,
 
   absl::StatusOr<TracePmu> pmu = LoadTracePmu(options.paths, pmu_name);
   if (!pmu.ok()) return pmu.status();
-  if (pmu->kind != TracePmuKind::kIntelPt) {
+  if (pmu->kind == TracePmuKind::kIntelBts) {
     return absl::InvalidArgumentError(absl::StrCat(
-        trace_spec->name, ": recording ", TracePmuKindName(pmu->kind),
-        " is not supported yet (its AUXTRACE_INFO is not built from sysfs here); intel_pt is"));
+        trace_spec->name, ": intel_bts traces per thread only and perfring record opens every event "
+        "per CPU (perf refuses intel_bts per CPU too); use intel_pt"));
   }
   TraceCaptureOptions capture;
   capture.per_cpu = true;  // EventSet opens every event per CPU: one AUX area per CPU
@@ -104,6 +106,7 @@ absl::StatusOr<std::optional<TraceEventPlan>> PlanTraceEvent(EventList* list,
   plan.emplace();
   plan->pmu = *std::move(pmu);
   plan->name = trace_spec->name;
+  plan->pmu_dir = PmuDirectory(options.paths, pmu_name);
   plan->attrs = *std::move(attrs);
   plan->aux_pages = pages;
   plan->snapshot = options.snapshot;
@@ -132,6 +135,129 @@ aux::IntelPtInfo IntelPtInfoFor(const TraceEventPlan& plan, const aux::TimeConve
   info.tsc_ctc_ratio_d = cpuid_15h_eax;
   info.max_nonturbo_ratio = plan.pmu.CapDecimal("max_nonturbo_ratio").value_or(0);
   return info;
+}
+
+absl::StatusOr<aux::CsEtmInfo> CsEtmInfoFor(const TraceEventPlan& plan, const std::vector<int>& cpus) {
+  // perf's ETM_OPT_* bits of attr.config (coresight-pmu.h) and the TRCCONFIGR
+  // bits cs_etmv4_get_config sets for them.
+  struct ConfigBit {
+    int opt;
+    uint64_t trcconfigr;
+  };
+  static constexpr ConfigBit kConfigBits[] = {
+      {12, uint64_t{1} << 4},                        // cycacc -> CCI
+      {14, uint64_t{1} << 6},                        // contextid1 -> CID
+      {28, uint64_t{1} << 11},                       // timestamp -> TS
+      {29, uint64_t{1} << 12},                       // retstack -> RS
+      {15, (uint64_t{1} << 7) | (uint64_t{1} << 15)},  // contextid2 -> VMID, VMIDOPT
+      {8, uint64_t{1} << 3},                         // branch_broadcast -> BB
+  };
+  const uint64_t config = plan.attrs.aux.config;
+  uint64_t trcconfigr = 0;
+  for (const ConfigBit& bit : kConfigBits) {
+    if ((config >> bit.opt) & 1) trcconfigr |= bit.trcconfigr;
+  }
+  aux::CsEtmInfo info;
+  info.pmu_type = plan.pmu.type();
+  info.snapshot_mode = plan.snapshot;
+  const std::string& dir = plan.pmu_dir;
+  for (int cpu : cpus) {
+    auto etm = std::find_if(plan.pmu.etm_cpus.begin(), plan.pmu.etm_cpus.end(),
+                            [&](const EtmCpu& e) { return e.cpu == cpu; });
+    if (etm == plan.pmu.etm_cpus.end()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(dir, "/cpu", cpu, "/: missing, so the ETM of CPU ", cpu, " is not described"));
+    }
+    std::string missing;
+    const auto reg = [&](const std::map<std::string, uint64_t>& regs, const char* sub,
+                         const char* name) -> uint64_t {
+      auto it = regs.find(name);
+      if (it != regs.end()) return it->second;
+      if (missing.empty()) missing = absl::StrCat(dir, "/cpu", cpu, "/", sub, "/", name);
+      return 0;
+    };
+    // The legacy trace ID of perf 6.1 and its kernels (CORESIGHT_ETM_PMU_SEED + 2 * cpu).
+    const uint64_t trace_id = 0x10 + 2 * static_cast<uint64_t>(cpu);
+    aux::CsEtmCpu block;
+    block.cpu = static_cast<uint32_t>(cpu);
+    if (etm->trcidr.count("trcidr0") != 0) {
+      const uint64_t devarch = reg(etm->mgmt, "mgmt", "trcdevarch");
+      const bool ete = ((devarch >> 12) & 0xf) == 5 && (devarch & 0xfff) == 0xa13;
+      block.tracer = ete ? aux::CsEtmTracer::kEte : aux::CsEtmTracer::kEtmV4;
+      block.params = {trcconfigr,
+                      trace_id,
+                      reg(etm->trcidr, "trcidr", "trcidr0"),
+                      reg(etm->trcidr, "trcidr", "trcidr1"),
+                      reg(etm->trcidr, "trcidr", "trcidr2"),
+                      reg(etm->trcidr, "trcidr", "trcidr8"),
+                      reg(etm->mgmt, "mgmt", "trcauthstatus")};
+      if (ete) block.params.push_back(devarch);
+    } else {
+      // ETMv3/PTM: perf's ETMCR is the event's config as it is.
+      block.tracer = aux::CsEtmTracer::kEtmV3;
+      block.params = {config, trace_id, reg(etm->mgmt, "mgmt", "etmccer"), reg(etm->mgmt, "mgmt", "etmidr")};
+    }
+    if (!missing.empty()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(missing, ": missing; perf.data needs this ETM register for decoding"));
+    }
+    info.cpus.push_back(std::move(block));
+  }
+  return info;
+}
+
+aux::IntelBtsInfo IntelBtsInfoFor(const TraceEventPlan& plan, const aux::TimeConversion& time) {
+  aux::IntelBtsInfo info;
+  info.pmu_type = plan.pmu.type();
+  info.time = time;
+  info.snapshot_mode = plan.snapshot;
+  return info;
+}
+
+aux::ArmSpeInfo ArmSpeInfoFor(const TraceEventPlan& plan) {
+  aux::ArmSpeInfo info;
+  info.pmu_type = plan.pmu.type();
+  info.per_cpu_mmaps = true;  // EventSet opens every event per CPU
+  return info;
+}
+
+absl::StatusOr<std::string> TraceAuxtraceInfo(const TraceEventPlan& plan, const std::vector<int>& cpus,
+                                              const aux::TimeConversion& time, uint32_t cpuid_15h_eax,
+                                              uint32_t cpuid_15h_ebx) {
+  switch (plan.pmu.kind) {
+    case TracePmuKind::kIntelPt:
+      return aux::IntelPtAuxtraceInfo(IntelPtInfoFor(plan, time, cpuid_15h_eax, cpuid_15h_ebx));
+    case TracePmuKind::kIntelBts:
+      return aux::IntelBtsAuxtraceInfo(IntelBtsInfoFor(plan, time));
+    case TracePmuKind::kArmSpe:
+      return aux::ArmSpeAuxtraceInfo(ArmSpeInfoFor(plan));
+    case TracePmuKind::kCsEtm: {
+      std::vector<int> sorted = cpus;
+      std::sort(sorted.begin(), sorted.end());
+      sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+      absl::StatusOr<aux::CsEtmInfo> info = CsEtmInfoFor(plan, sorted);
+      if (!info.ok()) return info.status();
+      return aux::CsEtmAuxtraceInfo(*info);
+    }
+  }
+  return absl::InternalError("unknown trace PMU kind");
+}
+
+absl::Status RestrictToTraceCpus(const TraceEventPlan& plan, std::vector<int>* cpus) {
+  if (!plan.pmu.per_cpu_only) return absl::OkStatus();
+  std::vector<int> kept;
+  for (int cpu : *cpus) {
+    if (std::find(plan.pmu.cpus.begin(), plan.pmu.cpus.end(), cpu) != plan.pmu.cpus.end()) {
+      kept.push_back(cpu);
+    }
+  }
+  if (kept.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        plan.name, ": ", plan.pmu.name(), " exists on CPUs ", absl::StrJoin(plan.pmu.cpus, ","),
+        " only, and the capture's CPUs (", absl::StrJoin(*cpus, ","), ") are none of them"));
+  }
+  *cpus = std::move(kept);
+  return absl::OkStatus();
 }
 
 aux::TimeConversion ReadTimeConversion(const MappedRing& ring) {

@@ -1,4 +1,4 @@
-// The AUX trace event of a capture (`-e intel_pt//`): which -e event names a
+// The AUX trace event of a capture (`-e intel_pt//`, cs_etm, arm_spe_N): which -e event names a
 // trace PMU (aux/trace_pmu.h), the attrs aux/ builds for it (the AUX event
 // and its tracking dummy, opened by EventSet before the -e list so that the
 // AUX event owns each CPU's data ring), the AUX area mapped beside each ring
@@ -36,6 +36,7 @@ uint32_t DefaultAuxPages(bool privileged);
 struct TraceEventPlan {
   TracePmu pmu;
   std::string name;    // the -e event as written ("intel_pt/cyc/u")
+  std::string pmu_dir; // the PMU's sysfs directory, for error lines
   TraceAttrs attrs;    // attrs.aux owns the AUX area; attrs.tracking is the side-band
   uint32_t aux_pages = 0;
   bool snapshot = false;
@@ -62,6 +63,32 @@ absl::StatusOr<std::optional<TraceEventPlan>> PlanTraceEvent(EventList* list,
 // ring's time conversion `time`.
 aux::IntelPtInfo IntelPtInfoFor(const TraceEventPlan& plan, const aux::TimeConversion& time,
                                 uint32_t cpuid_15h_eax, uint32_t cpuid_15h_ebx);
+
+// What cs_etm_info_fill and cs_etm_get_metadata (perf 6.1) write for the
+// traced CPUs `cpus` (ascending): per CPU an ETMv4, ETE (TRCDEVARCH ARCHVER 5,
+// ARCHPART 0xA13) or, without trcidr/, ETMv3 block; TRCCONFIGR (ETMCR) from
+// the event's config as perf maps its ETM_OPT_* bits, the trace ID perf 6.1
+// and its kernels use (0x10 + 2 * cpu), the ID registers from sysfs
+// cs_etm/cpuN/trcidr/ and mgmt/. FailedPrecondition, one line naming the
+// file, when a CPU has no ETM directory or a register file is missing.
+absl::StatusOr<aux::CsEtmInfo> CsEtmInfoFor(const TraceEventPlan& plan, const std::vector<int>& cpus);
+
+// intel_bts_info_fill's and arm_spe_info_fill's fields.
+aux::IntelBtsInfo IntelBtsInfoFor(const TraceEventPlan& plan, const aux::TimeConversion& time);
+aux::ArmSpeInfo ArmSpeInfoFor(const TraceEventPlan& plan);
+
+// The AUXTRACE_INFO record of the plan's PMU: the events were opened on
+// `cpus` (EventSet's rings), `time` is the first ring's conversion, CPUID
+// 0x15 for Intel PT.
+absl::StatusOr<std::string> TraceAuxtraceInfo(const TraceEventPlan& plan, const std::vector<int>& cpus,
+                                              const aux::TimeConversion& time, uint32_t cpuid_15h_eax,
+                                              uint32_t cpuid_15h_ebx);
+
+// A PMU that sysfs ties to CPUs (cs_etm's ETMs, arm_spe_N's cpumask) is
+// opened on those only: `cpus` (the target's) becomes its intersection with
+// them, as perf opens such an evsel on its PMU's cpus. InvalidArgument, one
+// line, when none is left.
+absl::Status RestrictToTraceCpus(const TraceEventPlan& plan, std::vector<int>* cpus);
 
 // The metadata page's time_shift/time_mult/time_zero/cap_user_time_zero,
 // read under its seqlock.

@@ -1,10 +1,11 @@
 // aux/auxtrace_info.h and aux/auxtrace_record.h: the bytes of
-// AUXTRACE_INFO (Intel PT, CoreSight ETM) and AUXTRACE, field by field, as
+// AUXTRACE_INFO (Intel PT, Intel BTS, CoreSight ETM, Arm SPE) and AUXTRACE, field by field, as
 // perf 6.1 lays them out; and the inputs they refuse.
 #include "aux/auxtrace_info.h"
 
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "aux/auxtrace_record.h"
 #include "decode/auxtrace_priv.h"
@@ -111,6 +112,35 @@ TEST(CsEtmAuxtraceInfoTest, RefusesBadInput) {
   info.cpus.pop_back();
   for (uint32_t cpu = 2; cpu < 1000; ++cpu) info.cpus.push_back({CsEtmTracer::kEtmV4, cpu, {1, 2, 3, 4, 5, 6, 7}});
   EXPECT_EQ(CsEtmAuxtraceInfo(info).status().code(), absl::StatusCode::kInvalidArgument);  // > 64 KiB
+}
+
+TEST(IntelBtsAuxtraceInfoTest, SixFieldsInPerfsOrder) {
+  IntelBtsInfo info;
+  info.pmu_type = 7;
+  info.time = {.time_shift = 31, .time_mult = 654321, .time_zero = 0x123456789, .cap_user_time_zero = true};
+  info.snapshot_mode = true;
+  absl::StatusOr<std::string> rec = IntelBtsAuxtraceInfo(info);
+  ASSERT_TRUE(rec.ok()) << rec.status();
+  const std::vector<uint64_t> want = {7, 31, 654321, 0x123456789, 1, 1};
+  ASSERT_EQ(rec->size(), 16 + 8 * want.size());
+  EXPECT_EQ(LoadUnaligned<uint32_t>(Bytes(*rec)), kRecordAuxtraceInfo);
+  EXPECT_EQ(LoadUnaligned<uint16_t>(Bytes(*rec) + 6), rec->size());
+  EXPECT_EQ(LoadUnaligned<uint32_t>(Bytes(*rec) + 8), kAuxtraceIntelBts);
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(Priv(*rec, i), want[i]) << kIntelBtsPrivNames[i];
+  // Without cap_user_time_zero perf writes no conversion at all.
+  info.time.cap_user_time_zero = false;
+  rec = IntelBtsAuxtraceInfo(info);
+  ASSERT_TRUE(rec.ok());
+  for (size_t i = kIntelBtsTimeShift; i <= kIntelBtsCapUserTimeZero; ++i) EXPECT_EQ(Priv(*rec, i), 0u) << i;
+}
+
+TEST(ArmSpeAuxtraceInfoTest, PmuTypeAndPerCpuMmaps) {
+  absl::StatusOr<std::string> rec = ArmSpeAuxtraceInfo({.pmu_type = 12, .per_cpu_mmaps = true});
+  ASSERT_TRUE(rec.ok()) << rec.status();
+  ASSERT_EQ(rec->size(), 16u + 16u);
+  EXPECT_EQ(LoadUnaligned<uint32_t>(Bytes(*rec) + 8), kAuxtraceArmSpe);
+  EXPECT_EQ(Priv(*rec, kArmSpePmuType), 12u);
+  EXPECT_EQ(Priv(*rec, kArmSpePerCpuMmaps), 1u);
 }
 
 TEST(AuxtraceRecordTest, FortyEightBytesSizePadded) {

@@ -6,7 +6,7 @@
 //              reported on Coffee Lake, intel/libipt#67), 2 address ranges.
 //   intel_bts  type only.
 //   cs_etm     4 CPUs with ETMv4 ID registers (TRCIDR0 TSSIZE 64-bit,
-//              TRCIDR2 CIDSIZE 32-bit), sinks tmc_etf0 and tmc_etr0,
+//              TRCIDR2 CIDSIZE 32-bit, TRCDEVARCH of an ETMv4.2, TRCAUTHSTATUS), sinks tmc_etf0 and tmc_etr0,
 //              format/ as coresight-etm-perf.c declares it.
 //   arm_spe_0  format/ as arm_spe_pmu.c declares it, caps/min_interval,
 //              cpumask 0-3.
@@ -57,7 +57,7 @@ inline void WriteCsEtm(FakeTree& tree) {
   tree.Write(etm + "nr_addr_filters", "8\n");
   const char* formats[][2] = {
       {"branch_broadcast", "config:8"}, {"cycacc", "config:12"},   {"contextid", "config:14"},
-      {"contextid1", "config:14"},      {"contextid2", "config:17"}, {"timestamp", "config:28"},
+      {"contextid1", "config:14"},      {"contextid2", "config:15"}, {"timestamp", "config:28"},
       {"retstack", "config:29"},        {"preset", "config:0-3"},  {"sinkid", "config2:0-31"},
       {"configid", "config2:32-63"},
   };
@@ -77,6 +77,7 @@ inline void WriteCsEtm(FakeTree& tree) {
     tree.Write(dir + "trcidr/trcidr13", "0x0\n");
     tree.Write(dir + "mgmt/trctraceid", absl::StrCat("0x", absl::Hex(0x10 + 2 * cpu), "\n"));
     tree.Write(dir + "mgmt/trcdevarch", "0x47704a13\n");
+    tree.Write(dir + "mgmt/trcauthstatus", "0xcc\n");
   }
 }
 

@@ -6,9 +6,13 @@
 
 #include <unistd.h>
 
+#include <cstring>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "decode/auxtrace_priv.h"
+#include "decode/views.h"
 #include "tests/aux/trace_trees.h"
 #include "tests/sampler/fake_tree.h"
 
@@ -22,6 +26,8 @@ class TraceEventsTest : public ::testing::Test {
   void SetUp() override {
     WriteIceLakePt(tree_);
     WriteCsEtm(tree_);
+    WriteArmSpe(tree_);
+    WriteIntelBts(tree_);
     tree_.Write("sys/bus/event_source/devices/software/type", "1\n");
     options_.paths = tree_.paths();
   }
@@ -109,9 +115,9 @@ TEST_F(TraceEventsTest, RefusesWhatItCannotCapture) {
   absl::StatusOr<std::optional<TraceEventPlan>> grouped = Plan("{intel_pt//,cpu-clock}", &list);
   EXPECT_TRUE(absl::IsInvalidArgument(grouped.status()));
   EXPECT_THAT(std::string(grouped.status().message()), HasSubstr("cannot be in a group"));
-  absl::StatusOr<std::optional<TraceEventPlan>> etm = Plan("cs_etm/@tmc_etr0/", &list);
-  EXPECT_TRUE(absl::IsInvalidArgument(etm.status()));
-  EXPECT_THAT(std::string(etm.status().message()), HasSubstr("cs_etm is not supported yet"));
+  absl::StatusOr<std::optional<TraceEventPlan>> bts = Plan("intel_bts//", &list);
+  EXPECT_TRUE(absl::IsInvalidArgument(bts.status()));
+  EXPECT_THAT(std::string(bts.status().message()), HasSubstr("intel_bts traces per thread only"));
   absl::StatusOr<std::optional<TraceEventPlan>> bad = Plan("intel_pt/mtc_period=1/", &list);
   EXPECT_TRUE(absl::IsInvalidArgument(bad.status())) << bad.status();  // caps/mtc_periods: 0,3,6,9
 }
@@ -139,6 +145,109 @@ TEST_F(TraceEventsTest, IntelPtInfoFromSysfsCpuidAndTheMetadataPage) {
   EXPECT_EQ(info.have_sched_switch, 2u);  // per-task events: PERF_RECORD_SWITCH
   EXPECT_TRUE(info.per_cpu_mmaps);
   EXPECT_TRUE(aux::IntelPtAuxtraceInfo(info).ok());
+}
+
+// The priv[] words of an AUXTRACE_INFO record.
+std::vector<uint64_t> PrivWords(const std::string& record) {
+  std::vector<uint64_t> words((record.size() - 16) / 8);
+  std::memcpy(words.data(), record.data() + 16, 8 * words.size());
+  return words;
+}
+
+TEST_F(TraceEventsTest, CsEtmIsRecordedWithItsSinkAndPerfsEtmV4Blocks) {
+  EventList list;
+  absl::StatusOr<std::optional<TraceEventPlan>> plan =
+      Plan("cs_etm/@tmc_etr0,cycacc/u", &list, /*system_wide=*/true);
+  ASSERT_TRUE(plan.ok() && plan->has_value()) << plan.status();
+  const perf_event_attr& attr = (*plan)->prebuilt[0].attr;
+  EXPECT_EQ(attr.type, 11u);
+  EXPECT_EQ(attr.config2 & 0xffffffffu, kEtrSinkId);  // sinkid = config2:0-31
+  // perf's per-CPU defaults (timestamp, contextid) and the cycacc term.
+  EXPECT_EQ(attr.config, (uint64_t{1} << 28) | (uint64_t{1} << 14) | (uint64_t{1} << 12));
+  absl::StatusOr<std::string> record = TraceAuxtraceInfo(**plan, {2, 0}, {}, 0, 0);
+  ASSERT_TRUE(record.ok()) << record.status();
+  EXPECT_EQ(LoadUnaligned<uint32_t>(reinterpret_cast<const uint8_t*>(record->data()) + 8), kAuxtraceCsEtm);
+  // TRCCONFIGR: CCI (bit 4), CID (6), TS (11) as cs_etmv4_get_config maps them.
+  const uint64_t configr = (1u << 4) | (1u << 6) | (1u << 11);
+  const std::vector<uint64_t> want = {
+      1, (uint64_t{11} << 32) | 2, 0,
+      kCsEtmV4Magic, 0, 7, configr, 0x10, 0x28000ea1, 0x4100f403, 0x488, 0, 0xcc,
+      kCsEtmV4Magic, 2, 7, configr, 0x14, 0x28000ea1, 0x4100f403, 0x488, 0, 0xcc};
+  EXPECT_EQ(PrivWords(*record), want);
+}
+
+TEST_F(TraceEventsTest, CsEtmEteBlockAndMissingRegisters) {
+  tree_.Write(std::string(kDevices) + "cs_etm/cpu1/mgmt/trcdevarch", "0x47705a13\n");  // ARCHVER 5: ETE
+  options_.snapshot = true;
+  EventList list;
+  absl::StatusOr<std::optional<TraceEventPlan>> plan = Plan("cs_etm//", &list, /*system_wide=*/true);
+  ASSERT_TRUE(plan.ok() && plan->has_value()) << plan.status();
+  absl::StatusOr<aux::CsEtmInfo> info = CsEtmInfoFor(**plan, {1});
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_TRUE(info->snapshot_mode);
+  ASSERT_EQ(info->cpus.size(), 1u);
+  EXPECT_EQ(info->cpus[0].tracer, aux::CsEtmTracer::kEte);
+  EXPECT_EQ(info->cpus[0].params.size(), 8u);
+  EXPECT_EQ(info->cpus[0].params[1], 0x12u);          // trace ID of CPU 1
+  EXPECT_EQ(info->cpus[0].params[7], 0x47705a13u);    // TRCDEVARCH last
+  absl::StatusOr<aux::CsEtmInfo> none = CsEtmInfoFor(**plan, {7});
+  EXPECT_TRUE(absl::IsFailedPrecondition(none.status()));
+  EXPECT_THAT(std::string(none.status().message()), HasSubstr("cs_etm/cpu7/"));
+
+  // A register file sysfs lacks (as if cs_etm/cpu3/trcidr/trcidr8 were missing).
+  ASSERT_EQ((*plan)->pmu.etm_cpus[3].cpu, 3);
+  (*plan)->pmu.etm_cpus[3].trcidr.erase("trcidr8");
+  absl::StatusOr<std::string> record = TraceAuxtraceInfo(**plan, {0, 3}, {}, 0, 0);
+  EXPECT_TRUE(absl::IsFailedPrecondition(record.status()));
+  EXPECT_THAT(std::string(record.status().message()), HasSubstr("cs_etm/cpu3/trcidr/trcidr8: missing"));
+}
+
+TEST_F(TraceEventsTest, PerCpuOnlyPmusOpenOnTheirCpus) {
+  EventList list;
+  absl::StatusOr<std::optional<TraceEventPlan>> etm = Plan("cs_etm//", &list);
+  ASSERT_TRUE(etm.ok() && etm->has_value()) << etm.status();
+  std::vector<int> cpus = {0, 1, 2, 3, 4, 5, 6, 7};
+  ASSERT_TRUE(RestrictToTraceCpus(**etm, &cpus).ok());
+  EXPECT_EQ(cpus, (std::vector<int>{0, 1, 2, 3}));
+  cpus = {5, 6};
+  absl::Status none = RestrictToTraceCpus(**etm, &cpus);
+  EXPECT_TRUE(absl::IsInvalidArgument(none)) << none;
+  EXPECT_THAT(std::string(none.message()), HasSubstr("cs_etm exists on CPUs 0,1,2,3 only"));
+  // intel_pt is on every CPU: the list stays.
+  absl::StatusOr<std::optional<TraceEventPlan>> pt = Plan("intel_pt//", &list);
+  ASSERT_TRUE(pt.ok() && pt->has_value()) << pt.status();
+  cpus = {5, 6};
+  ASSERT_TRUE(RestrictToTraceCpus(**pt, &cpus).ok());
+  EXPECT_EQ(cpus, (std::vector<int>{5, 6}));
+}
+
+TEST_F(TraceEventsTest, ArmSpeIsRecordedWithPerfsInfo) {
+  EventList list;
+  absl::StatusOr<std::optional<TraceEventPlan>> plan = Plan("arm_spe_0//", &list, /*system_wide=*/true);
+  ASSERT_TRUE(plan.ok() && plan->has_value()) << plan.status();
+  EXPECT_EQ((*plan)->prebuilt[0].attr.type, 12u);
+  EXPECT_EQ((*plan)->prebuilt[0].attr.sample_period, 1024u);  // caps/min_interval
+  EXPECT_EQ((*plan)->prebuilt[0].attr.config & 1, 1u);         // ts_enable per CPU
+  std::vector<int> cpus = {0, 1, 2, 3, 4};
+  ASSERT_TRUE(RestrictToTraceCpus(**plan, &cpus).ok());
+  EXPECT_EQ(cpus.size(), 4u);  // cpumask 0-3
+  absl::StatusOr<std::string> record = TraceAuxtraceInfo(**plan, cpus, {}, 0, 0);
+  ASSERT_TRUE(record.ok()) << record.status();
+  EXPECT_EQ(LoadUnaligned<uint32_t>(reinterpret_cast<const uint8_t*>(record->data()) + 8), kAuxtraceArmSpe);
+  EXPECT_EQ(PrivWords(*record), (std::vector<uint64_t>{12, 1}));
+}
+
+TEST_F(TraceEventsTest, IntelBtsInfoFromSysfsAndTheMetadataPage) {
+  absl::StatusOr<TracePmu> bts = LoadTracePmu(options_.paths, "intel_bts");
+  ASSERT_TRUE(bts.ok()) << bts.status();
+  TraceEventPlan plan;
+  plan.pmu = *bts;
+  plan.snapshot = true;
+  const aux::IntelBtsInfo info =
+      IntelBtsInfoFor(plan, {.time_shift = 10, .time_mult = 20, .time_zero = 30, .cap_user_time_zero = true});
+  absl::StatusOr<std::string> record = aux::IntelBtsAuxtraceInfo(info);
+  ASSERT_TRUE(record.ok()) << record.status();
+  EXPECT_EQ(PrivWords(*record), (std::vector<uint64_t>{7, 10, 20, 30, 1, 1}));
 }
 
 }  // namespace
