@@ -72,8 +72,8 @@ int ExecsnoopCommand(const std::vector<std::string>& args) {
     }
   }
   options.json = json_file;
-  // The table goes to stdout unless the JSON does.
-  options.table = (json_file == stdout) ? nullptr : stdout;
+  // The table on stdout, or JSON Lines (--json) instead.
+  options.table = json_file == nullptr ? stdout : nullptr;
 
   absl::StatusOr<StopSignals> signals = StopSignals::Install();
   if (!signals.ok()) return ReportError("execsnoop", signals.status());
