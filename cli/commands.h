@@ -16,6 +16,7 @@ namespace perfring::cli {
 int RecordCommand(const std::vector<std::string>& args, const std::vector<std::string>& argv);
 int DumpCommand(const std::vector<std::string>& args);
 int AuxExportCommand(const std::vector<std::string>& args);
+int ExecsnoopCommand(const std::vector<std::string>& args);
 
 // Prints "perfring <command>: <message>" on stderr and maps the status to
 // the exit status (InvalidArgument, NotFound, AlreadyExists, OutOfRange:

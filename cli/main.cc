@@ -19,6 +19,7 @@ constexpr char kUsage[] =
     "    record   capture samples and side-band into perf.data and/or JSON Lines\n"
     "    dump     decode a perf.data file (perfring's or perf's) as JSON Lines\n"
     "    aux-export  write a perf.data's AUX trace (Intel PT, CoreSight) for libipt/OpenCSD\n"
+    "    execsnoop  trace exec() system-wide with a BPF program (BPF ring buffer)\n"
     "    help     this text; 'perfring <command> -h' for a command's options\n";
 
 }  // namespace
@@ -38,6 +39,7 @@ int main(int argc, char** argv) {
   if (command == "record") return perfring::cli::RecordCommand(args, all);
   if (command == "dump") return perfring::cli::DumpCommand(args);
   if (command == "aux-export") return perfring::cli::AuxExportCommand(args);
+  if (command == "execsnoop") return perfring::cli::ExecsnoopCommand(args);
   if (command == "help" || command == "-h" || command == "--help") {
     std::fputs(kUsage, stdout);
     return 0;

@@ -15,6 +15,9 @@ packages=(
   linux-perf           # the peer: perf 6.1 reads our files, we read its files
   libipt-dev           # Intel PT packet encoder/decoder: the external decoder AUX hand-off is tested against
   libopencsd-dev       # CoreSight trace decoder (OpenCSD): the same for ETM streams
+  libbpf-dev           # bpf/: loads the BPF programs (libbpf 1.1); perfring consumes the buffers itself
+  bpftool              # bpf/: inspecting loaded programs and maps by hand
+  clang llvm           # bpf/: compiles bpf/*.bpf.c at build time (clang -target bpf)
   python3              # scripts/test counts test cases from Bazel's XML
 )
 
