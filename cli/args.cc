@@ -1,6 +1,7 @@
 #include "cli/args.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 
 #include "absl/strings/numbers.h"
@@ -95,6 +96,23 @@ absl::Status ArgParser::Parse(const std::vector<std::string>& args,
     positional->push_back(word);
   }
   return absl::OkStatus();
+}
+
+std::optional<int> ArgParser::ParseCommandLine(absl::string_view name,
+                                               const std::vector<std::string>& args,
+                                               std::vector<std::string>* positional,
+                                               const bool* help,
+                                               bool stop_at_first_positional) const {
+  if (absl::Status s = Parse(args, positional, stop_at_first_positional); !s.ok()) {
+    std::fprintf(stderr, "perfring %s: %s (see 'perfring %s -h')\n", std::string(name).c_str(),
+                 std::string(s.message()).c_str(), std::string(name).c_str());
+    return 2;
+  }
+  if (*help) {
+    std::fputs(Help().c_str(), stdout);
+    return 0;
+  }
+  return std::nullopt;
 }
 
 std::string ArgParser::Help() const {

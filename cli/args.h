@@ -8,6 +8,7 @@
 #define PERFRING_CLI_ARGS_H_
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,15 @@ class ArgParser {
 
   // "usage: ..." followed by one line per option.
   std::string Help() const;
+
+  // What every command does with its arguments: Parse, then a bad option is
+  // one line on stderr ("perfring NAME: <why> (see 'perfring NAME -h')") and
+  // exit status 2, and a help request (`*help`, set by the command's -h
+  // option) prints Help() on stdout, exit status 0. Returns that status, or
+  // nullopt when the command goes on.
+  std::optional<int> ParseCommandLine(absl::string_view name, const std::vector<std::string>& args,
+                                      std::vector<std::string>* positional, const bool* help,
+                                      bool stop_at_first_positional = false) const;
 
  private:
   const OptionSpec* FindShort(char c) const;

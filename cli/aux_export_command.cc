@@ -31,15 +31,7 @@ int AuxExportCommand(const std::vector<std::string>& args) {
            return absl::OkStatus();
          }});
   std::vector<std::string> positional;
-  if (absl::Status s = p.Parse(args, &positional); !s.ok()) {
-    std::fprintf(stderr, "perfring aux-export: %s (see 'perfring aux-export -h')\n",
-                 std::string(s.message()).c_str());
-    return 2;
-  }
-  if (help) {
-    std::fputs(p.Help().c_str(), stdout);
-    return 0;
-  }
+  if (std::optional<int> done = p.ParseCommandLine("aux-export", args, &positional, &help)) return *done;
   if (positional.size() > 1) {
     std::fprintf(stderr, "perfring aux-export: give one input file\n");
     return 2;

@@ -65,15 +65,7 @@ int DumpCommand(const std::vector<std::string>& args) {
          }});
 
   std::vector<std::string> positional;
-  if (absl::Status s = p.Parse(args, &positional); !s.ok()) {
-    std::fprintf(stderr, "perfring dump: %s (see 'perfring dump -h')\n",
-                 std::string(s.message()).c_str());
-    return 2;
-  }
-  if (help) {
-    std::fputs(p.Help().c_str(), stdout);
-    return 0;
-  }
+  if (std::optional<int> done = p.ParseCommandLine("dump", args, &positional, &help)) return *done;
   if (positional.size() > 1 || (positional.size() == 1 && input_set)) {
     std::fprintf(stderr, "perfring dump: give one input file\n");
     return 2;

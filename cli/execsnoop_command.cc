@@ -44,15 +44,7 @@ int ExecsnoopCommand(const std::vector<std::string>& args) {
            return absl::OkStatus();
          }});
   std::vector<std::string> positional;
-  if (absl::Status s = p.Parse(args, &positional); !s.ok()) {
-    std::fprintf(stderr, "perfring execsnoop: %s (see 'perfring execsnoop -h')\n",
-                 std::string(s.message()).c_str());
-    return 2;
-  }
-  if (help) {
-    std::fputs(p.Help().c_str(), stdout);
-    return 0;
-  }
+  if (std::optional<int> done = p.ParseCommandLine("execsnoop", args, &positional, &help)) return *done;
   if (!positional.empty()) {
     std::fprintf(stderr, "perfring execsnoop: unexpected argument '%s'\n", positional[0].c_str());
     return 2;

@@ -213,14 +213,9 @@ int RecordCommand(const std::vector<std::string>& args, const std::vector<std::s
   RecordArgs r;
   ArgParser parser = MakeParser(&r);
   std::vector<std::string> command;
-  if (absl::Status s = parser.Parse(args, &command, /*stop_at_first_positional=*/true); !s.ok()) {
-    std::fprintf(stderr, "perfring record: %s (see 'perfring record -h')\n",
-                 std::string(s.message()).c_str());
-    return 2;
-  }
-  if (r.help) {
-    std::fputs(parser.Help().c_str(), stdout);
-    return 0;
+  if (std::optional<int> done = parser.ParseCommandLine("record", args, &command, &r.help,
+                                                        /*stop_at_first_positional=*/true)) {
+    return *done;
   }
   RecordOptions& options = r.options;
   options.events = absl::StrJoin(r.events, ",");

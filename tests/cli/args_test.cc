@@ -95,6 +95,26 @@ TEST(ArgParser, BadValueErrorNamesTheOption) {
   EXPECT_EQ(s.message(), "option --call-graph: expected fp or dwarf[,SIZE]");
 }
 
+TEST(ArgParser, ParseCommandLineGivesTheExitStatusOrGoesOn) {
+  bool help = false;
+  ArgParser parser("perfring x [-h]");
+  parser.Add({'h', "help", OptionSpec::Arg::kNone, "", "this text", [&](absl::string_view) {
+                help = true;
+                return absl::OkStatus();
+              }});
+  std::vector<std::string> rest;
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(parser.ParseCommandLine("x", {"--nope"}, &rest, &help), 2);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(),
+            "perfring x: unknown option --nope (see 'perfring x -h')\n");
+  EXPECT_EQ(parser.ParseCommandLine("x", {"file"}, &rest, &help), std::nullopt);
+  EXPECT_EQ(rest, std::vector<std::string>{"file"});
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(parser.ParseCommandLine("x", {"-h"}, &rest, &help), 0);
+  std::fflush(stdout);
+  EXPECT_EQ(testing::internal::GetCapturedStdout().rfind("usage: perfring x", 0), 0u);
+}
+
 TEST(ParseUint64, RejectsNegativeAndGarbage) {
   uint64_t v = 0;
   EXPECT_TRUE(ParseUint64("42", &v).ok());
