@@ -1,5 +1,7 @@
 #include "record/aux_drain.h"
 
+#include <time.h>
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
 #endif
@@ -12,7 +14,12 @@ uint64_t AuxtraceReference() {
 #if defined(__x86_64__) || defined(__i386__)
   return __rdtsc();
 #else
-  return 0;
+  // No TSC: a distinct, increasing value per record (perf's Arm code also
+  // takes it from the clock or at random; its decoders only need to tell
+  // the AUXTRACE records apart, which a constant 0 would not).
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
 #endif
 }
 

@@ -95,7 +95,9 @@ class AuxDrain {
 void AddAuxDrain(const AuxDrain& drain, CaptureSummary* summary);
 
 // The `reference` of an AUXTRACE record, as perf's itr->reference: the TSC
-// on x86 (orders snapshots of different CPUs), 0 elsewhere.
+// on x86 (orders snapshots of different CPUs); elsewhere CLOCK_MONOTONIC_RAW
+// in ns, distinct per record (perf's decoders match fragments to AUXTRACE
+// records by it).
 uint64_t AuxtraceReference();
 
 }  // namespace perfring

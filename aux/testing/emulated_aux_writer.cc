@@ -2,6 +2,7 @@
 
 #include <linux/perf_event.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace perfring {
@@ -62,13 +63,21 @@ void EmulatedAuxWriter::Put(uint64_t pos, const uint8_t* src, uint64_t n) {
 
 void EmulatedAuxWriter::EmitAuxRecord(uint64_t aux_offset, uint64_t size,
                                       uint64_t flags) {
-  // perf_event_aux_event(): {aux_offset, aux_size, flags}, no sample_id here.
-  const uint64_t body[3] = {aux_offset, size, flags};
+  // perf_event_aux_event(): {aux_offset, aux_size, flags}, then the
+  // sample_id trailer when the attr has sample_id_all (SetSampleId).
+  uint64_t body[3 + SampleLayout::kMaxTrailerWords] = {aux_offset, size, flags};
+  std::copy(trailer_.begin(), trailer_.end(), body + 3);
   data_writer_->Write(
       PERF_RECORD_AUX, 0,
       absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(body),
-                          sizeof(body)));
+                          8 * (3 + trailer_.size())));
   ++aux_records_;
+}
+
+void EmulatedAuxWriter::SetSampleId(const SampleLayout& layout, const SampleId& values) {
+  uint64_t words[SampleLayout::kMaxTrailerWords];
+  const int n = layout.EncodeTrailer(values, words);
+  trailer_.assign(words, words + n);
 }
 
 uint64_t EmulatedAuxWriter::Write(absl::Span<const uint8_t> trace,

@@ -11,11 +11,14 @@
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "aux/aux_region.h"
 #include "aux/event_control.h"
+#include "decode/record.h"
+#include "decode/sample_layout.h"
 #include "reader/testing/emulated_writer.h"
 
 namespace perfring {
@@ -79,6 +82,12 @@ class EmulatedAuxWriter : public EventControl {
   uint64_t truncations() const { return truncations_; }
   uint64_t aux_records() const { return aux_records_; }
 
+  // The event's attr has sample_id_all: every PERF_RECORD_AUX from now on
+  // ends in the sample_id trailer `layout` describes, holding `values`, as
+  // the kernel's perf_event_aux_event() appends it (perf_event__output_id_sample).
+  // Without a call the records carry no trailer (an attr without sample_id_all).
+  void SetSampleId(const SampleLayout& layout, const SampleId& values);
+
  private:
   void Put(uint64_t pos, const uint8_t* src, uint64_t n);
   void EmitAuxRecord(uint64_t aux_offset, uint64_t size, uint64_t flags);
@@ -92,6 +101,7 @@ class EmulatedAuxWriter : public EventControl {
   uint64_t lost_bytes_ = 0;
   uint64_t truncations_ = 0;
   uint64_t aux_records_ = 0;
+  std::vector<uint64_t> trailer_;  // the sample_id trailer of every AUX record
 };
 
 }  // namespace perfring

@@ -7,7 +7,6 @@
 // a capture through record/aux_drain, split by its PERF_RECORD_AUX records.
 #include <linux/perf_event.h>
 
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -122,14 +121,6 @@ TEST(EtmPerfDataTest, AuxDrainCaptureIsSplitByItsAuxRecords) {
   where.tid = -1;
   AuxDrain drain(area.region(), &writer, AuxDrain::Mode::kFullTrace, where);
 
-  std::vector<EtmPacket> expected;
-  for (uint64_t seed = 5; seed <= 6; ++seed) {
-    const EtmStream stream = EncodeEtmStream(1500 + 200 * seed, seed);
-    const std::vector<uint8_t> run = FormatCoreSightFrames(stream.bytes, kTraceId);
-    ASSERT_EQ(writer.Write(run), run.size());
-    expected.insert(expected.end(), stream.packets.begin(), stream.packets.end());
-  }
-
   const std::string path = TempPath("etm_drain.data");
   EventTable table;
   EventInfo etm;
@@ -143,6 +134,24 @@ TEST(EtmPerfDataTest, AuxDrainCaptureIsSplitByItsAuxRecords) {
   etm.format = EventFormat::FromAttr(etm.attr);
   etm.ids = {kEtmCaptureId};
   table.Add(etm);
+
+  // Two ETR runs, each announced by a PERF_RECORD_AUX with the event's
+  // sample_id trailer (pid/tid 1234, its own time, the CPU, the id).
+  std::vector<EtmPacket> expected;
+  SampleId id;
+  id.pid = id.tid = 1234;
+  id.cpu = kCpu;
+  id.identifier = kEtmCaptureId;
+  id.time = 1000;
+  for (uint64_t seed = 5; seed <= 6; ++seed) {
+    const EtmStream stream = EncodeEtmStream(1500 + 200 * seed, seed);
+    const std::vector<uint8_t> run = FormatCoreSightFrames(stream.bytes, kTraceId);
+    writer.SetSampleId(table.at(0).layout, id);
+    ++id.time;
+    ASSERT_EQ(writer.Write(run), run.size());
+    expected.insert(expected.end(), stream.packets.begin(), stream.packets.end());
+  }
+
   PerfDataSink sink(path, perfdata::RecordingInfo{}, SystemPaths{}, nullptr);
   ASSERT_TRUE(sink.Begin(table).ok());
   const ocsd_etmv4_cfg cfg = EtmV4Config(kTraceId);
@@ -158,28 +167,15 @@ TEST(EtmPerfDataTest, AuxDrainCaptureIsSplitByItsAuxRecords) {
 
   // The session's pass: the data ring's records (to the drain and the file), then the area.
   RingReader ring_reader(ring.region());
-  uint64_t time = 1000;
   size_t aux_records = 0;
   ring_reader.ReadBatch([&](const RecordView& view) {
-    absl::StatusOr<Record> decoded = DecodeRecord(view.bytes, view.size, EventFormat{});
+    absl::StatusOr<Record> decoded = DecodeRecord(view.bytes, view.size, table.at(0).format);
     ASSERT_TRUE(decoded.ok()) << decoded.status();
     const AuxRecord* aux = decoded->get<AuxRecord>();
     ASSERT_NE(aux, nullptr);
     drain.OnAuxRecord(*aux);
     ++aux_records;
-    // {header, aux_offset, aux_size, flags} + sample_id {pid, tid, time, cpu, res, id}.
-    std::vector<uint8_t> bytes(view.bytes, view.bytes + view.size);
-    const uint32_t ids[2] = {1234, 1234};
-    const uint32_t cpu[2] = {kCpu, 0};
-    const uint64_t t = time++;
-    bytes.insert(bytes.end(), reinterpret_cast<const uint8_t*>(ids), reinterpret_cast<const uint8_t*>(ids) + 8);
-    bytes.insert(bytes.end(), reinterpret_cast<const uint8_t*>(&t), reinterpret_cast<const uint8_t*>(&t) + 8);
-    bytes.insert(bytes.end(), reinterpret_cast<const uint8_t*>(cpu), reinterpret_cast<const uint8_t*>(cpu) + 8);
-    bytes.insert(bytes.end(), reinterpret_cast<const uint8_t*>(&kEtmCaptureId),
-                 reinterpret_cast<const uint8_t*>(&kEtmCaptureId) + 8);
-    const uint16_t size = static_cast<uint16_t>(bytes.size());
-    std::memcpy(bytes.data() + 6, &size, 2);
-    ASSERT_TRUE(sink.Write(MakeRecordView(bytes.data(), size), &table.at(0)).ok());
+    ASSERT_TRUE(sink.Write(view, &table.at(0)).ok());
   });
   ASSERT_EQ(aux_records, 2u);
   ASSERT_TRUE(drain.Drain(&sink).ok());

@@ -347,8 +347,9 @@ TEST(AuxDrainTest, JsonLinesGetAuxRecordsAndAuxtraceSizesAsDumpRendersThem) {
     const size_t n = std::min<size_t>(3001, bytes.size() - pos);
     ASSERT_EQ(emu.writer.Write(absl::MakeConstSpan(&bytes[pos], n)), n);
     pos += n;
-    // The emulated PERF_RECORD_AUX has no sample_id trailer, unlike the
-    // event's attr says: JSON only (decoded without a format).
+    // The emulated PERF_RECORD_AUX carries no sample_id trailer here (no
+    // SetSampleId), unlike the event's attr says: JSON only (decoded without
+    // a format).
     emu.Pass(&both, /*records=*/&json);
   }
   ASSERT_TRUE(both.End(CaptureSummary{}).ok());
