@@ -16,10 +16,7 @@
 
 namespace perfring::aux {
 
-void WriteEtmCapture(const std::string& path, const std::vector<std::vector<uint8_t>>& runs,
-                     uint8_t trace_id) {
-  absl::StatusOr<std::unique_ptr<perfdata::Writer>> w = perfdata::Writer::Create(path);
-  ASSERT_TRUE(w.ok()) << w.status();
+EventTable EtmCaptureEvents() {
   EventTable table;
   EventInfo etm;
   etm.name = "cs_etm//u";
@@ -33,7 +30,10 @@ void WriteEtmCapture(const std::string& path, const std::vector<std::vector<uint
   etm.format = EventFormat::FromAttr(etm.attr);
   etm.ids = {kEtmCaptureId};
   table.Add(etm);
-  ASSERT_TRUE((*w)->Begin(table, perfdata::RecordingInfo()).ok());
+  return table;
+}
+
+std::string EtmCaptureAuxtraceInfo(uint8_t trace_id) {
   const ocsd_etmv4_cfg cfg = EtmV4Config(trace_id);
   CsEtmInfo info;
   info.pmu_type = kEtmCapturePmuType;
@@ -42,8 +42,19 @@ void WriteEtmCapture(const std::string& path, const std::vector<std::vector<uint
                        {cfg.reg_configr, cfg.reg_traceidr, cfg.reg_idr0, cfg.reg_idr1,
                         cfg.reg_idr2, cfg.reg_idr8, 0xcc}});
   absl::StatusOr<std::string> rec = CsEtmAuxtraceInfo(info);
-  ASSERT_TRUE(rec.ok()) << rec.status();
-  ASSERT_TRUE((*w)->WriteRecord(reinterpret_cast<const uint8_t*>(rec->data()), rec->size()).ok());
+  EXPECT_TRUE(rec.ok()) << rec.status();
+  return rec.ok() ? *rec : std::string();
+}
+
+void WriteEtmCapture(const std::string& path, const std::vector<std::vector<uint8_t>>& runs,
+                     uint8_t trace_id) {
+  absl::StatusOr<std::unique_ptr<perfdata::Writer>> w = perfdata::Writer::Create(path);
+  ASSERT_TRUE(w.ok()) << w.status();
+  const EventTable table = EtmCaptureEvents();
+  ASSERT_TRUE((*w)->Begin(table, perfdata::RecordingInfo()).ok());
+  const std::string rec = EtmCaptureAuxtraceInfo(trace_id);
+  ASSERT_FALSE(rec.empty());
+  ASSERT_TRUE((*w)->WriteRecord(reinterpret_cast<const uint8_t*>(rec.data()), rec.size()).ok());
   uint64_t offset = 0;
   for (const std::vector<uint8_t>& run : runs) {
     AuxtraceChunk chunk;

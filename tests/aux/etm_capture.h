@@ -12,10 +12,21 @@
 #include <string>
 #include <vector>
 
+#include "decode/event_table.h"
+
 namespace perfring::aux {
 
 inline constexpr uint32_t kEtmCapturePmuType = 10;  // cs_etm's PMU type in the file
 inline constexpr uint64_t kEtmCaptureId = 100;      // the event's id
+
+// The capture's one event: cs_etm//u on CPU 0 with the id kEtmCaptureId and
+// sample_id_all (TID|TIME|CPU|IDENTIFIER).
+EventTable EtmCaptureEvents();
+
+// Its AUXTRACE_INFO: one ETMv4 block for CPU 0 holding EtmV4Config(trace_id)'s
+// TRCCONFIGR, TRCTRACEIDR, TRCIDR0, 1, 2, 8 and TRCAUTHSTATUS 0xcc. Failures
+// are gtest failures (then the string is empty).
+std::string EtmCaptureAuxtraceInfo(uint8_t trace_id);
 
 // One AUXTRACE record per ETR run (perf stops the ETM and its sink when the
 // event is scheduled out, so each run starts with the formatter's ID and the

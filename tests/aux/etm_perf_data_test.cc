@@ -13,14 +13,12 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "aux/auxtrace_info.h"
 #include "aux/auxtrace_record.h"
 #include "aux/testing/emulated_aux_writer.h"
 #include "aux/testing/etm_stream.h"
-#include "decode/event_format.h"
+#include "decode/decoder.h"
 #include "decode/event_table.h"
 #include "gtest/gtest.h"
-#include "decode/decoder.h"
 #include "perfdata/writer.h"
 #include "reader/ring_reader.h"
 #include "reader/testing/emulated_writer.h"
@@ -122,18 +120,7 @@ TEST(EtmPerfDataTest, AuxDrainCaptureIsSplitByItsAuxRecords) {
   AuxDrain drain(area.region(), &writer, AuxDrain::Mode::kFullTrace, where);
 
   const std::string path = TempPath("etm_drain.data");
-  EventTable table;
-  EventInfo etm;
-  etm.name = "cs_etm//u";
-  etm.attr.type = kEtmCapturePmuType;
-  etm.attr.size = sizeof(perf_event_attr);
-  etm.attr.sample_period = 1;
-  etm.attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
-  etm.attr.sample_id_all = 1;
-  etm.attr.exclude_kernel = 1;
-  etm.format = EventFormat::FromAttr(etm.attr);
-  etm.ids = {kEtmCaptureId};
-  table.Add(etm);
+  const EventTable table = EtmCaptureEvents();
 
   // Two ETR runs, each announced by a PERF_RECORD_AUX with the event's
   // sample_id trailer (pid/tid 1234, its own time, the CPU, the id).
@@ -154,16 +141,10 @@ TEST(EtmPerfDataTest, AuxDrainCaptureIsSplitByItsAuxRecords) {
 
   PerfDataSink sink(path, perfdata::RecordingInfo{}, SystemPaths{}, nullptr);
   ASSERT_TRUE(sink.Begin(table).ok());
-  const ocsd_etmv4_cfg cfg = EtmV4Config(kTraceId);
-  CsEtmInfo info;
-  info.pmu_type = kEtmCapturePmuType;
-  info.cpus.push_back({CsEtmTracer::kEtmV4, kCpu,
-                       {cfg.reg_configr, cfg.reg_traceidr, cfg.reg_idr0, cfg.reg_idr1,
-                        cfg.reg_idr2, cfg.reg_idr8, 0xcc}});
-  absl::StatusOr<std::string> rec = CsEtmAuxtraceInfo(info);
-  ASSERT_TRUE(rec.ok()) << rec.status();
-  ASSERT_TRUE(sink.WriteAuxInfo(absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(rec->data()),
-                                                    rec->size())).ok());
+  const std::string rec = EtmCaptureAuxtraceInfo(kTraceId);
+  ASSERT_FALSE(rec.empty());
+  ASSERT_TRUE(sink.WriteAuxInfo(absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(rec.data()),
+                                                    rec.size())).ok());
 
   // The session's pass: the data ring's records (to the drain and the file), then the area.
   RingReader ring_reader(ring.region());
