@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -42,21 +41,18 @@
 #include "record/fan_out_sink.h"
 #include "record/json_lines_sink.h"
 #include "record/perf_data_sink.h"
+#include "tests/perfdata/test_util.h"
 #include "tests/record/memory_sink.h"
 
 namespace perfring {
 namespace {
 
 using ::testing::HasSubstr;
+using perfdata::test_util::TempPath;
 
 constexpr uint32_t kPtType = 8;
 constexpr int kCpu = 1;
 constexpr uint32_t kIdx = 3;
-
-std::string TempPath(const std::string& name) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return absl::StrCat(dir != nullptr ? dir : "/tmp", "/", name);
-}
 
 EventTable Events() {
   EventTable table;
