@@ -53,12 +53,7 @@ absl::Status EmulatedAuxWriter::Enable() {
 }
 
 void EmulatedAuxWriter::Put(uint64_t pos, const uint8_t* src, uint64_t n) {
-  if (n == 0) return;  // an empty trace may come with a null pointer
-  const uint64_t offset = pos & (region_.aux_size - 1);
-  const uint64_t first =
-      n < region_.aux_size - offset ? n : region_.aux_size - offset;
-  std::memcpy(region_.aux + offset, src, first);
-  std::memcpy(region_.aux, src + first, n - first);
+  CopyIntoRingArea(region_.aux, region_.aux_size, pos, src, n);
 }
 
 void EmulatedAuxWriter::EmitAuxRecord(uint64_t aux_offset, uint64_t size,

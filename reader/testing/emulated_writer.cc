@@ -49,14 +49,16 @@ bool EmulatedWriter::HasSpace(uint64_t size) const {
   return space >= size;
 }
 
+void CopyIntoRingArea(uint8_t* area, uint64_t area_size, uint64_t pos, const void* src, size_t n) {
+  if (n == 0) return;  // memcpy from a null pointer is undefined even for 0 bytes
+  const uint64_t offset = pos & (area_size - 1);
+  const size_t first = n < area_size - offset ? n : area_size - offset;
+  std::memcpy(area + offset, src, first);
+  std::memcpy(area, static_cast<const uint8_t*>(src) + first, n - first);
+}
+
 void EmulatedWriter::Put(uint64_t pos, const void* src, size_t n) {
-  if (n == 0) return;  // an empty body may come with a null pointer
-  const uint64_t offset = pos & (region_.data_size - 1);
-  const size_t first =
-      n < region_.data_size - offset ? n : region_.data_size - offset;
-  std::memcpy(region_.data + offset, src, first);
-  std::memcpy(region_.data, static_cast<const uint8_t*>(src) + first,
-              n - first);
+  CopyIntoRingArea(region_.data, region_.data_size, pos, src, n);
 }
 
 void EmulatedWriter::Publish() {

@@ -57,6 +57,12 @@ class EmulatedRing {
 //  - kBackwardOverwrite (attr.write_backward, read-only mapping): no space
 //    check and no drops; each record is written just below the previous one
 //    (the head decreases) and data_head is published the same way.
+// Copies `n` bytes from `src` to free-running position `pos` of the
+// power-of-two area [area, area + area_size), wrapping past its end as the
+// kernel's output does (the data ring's bytes here, the AUX area's in
+// aux/testing). An empty copy may come with a null `src`.
+void CopyIntoRingArea(uint8_t* area, uint64_t area_size, uint64_t pos, const void* src, size_t n);
+
 // One writer thread per ring; it may race one reader thread.
 class EmulatedWriter {
  public:
