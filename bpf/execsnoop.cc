@@ -400,7 +400,9 @@ absl::StatusOr<ExecSnoopSummary> RunExecSnoop(const ExecSnoopRunOptions& options
       if (absl::Status s = report_drops(); !s.ok()) return s;
     }
     if (absl::Status s = check_outputs(); !s.ok()) return s;
+    // What was read is out before the next wait (a reader of the file sees it).
     if (options.table != nullptr && (*got != 0 || !options.poll)) std::fflush(options.table);
+    if (options.json != nullptr && *got != 0) std::fflush(options.json);
   }
   // Whatever was committed before the stop, and what the merge still holds.
   absl::StatusOr<uint64_t> got = (*snoop)->Drain(on_event);
