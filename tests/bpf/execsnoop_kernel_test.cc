@@ -5,12 +5,14 @@
 // process as parent, the copy's path and the CPU it ran on, and no drop. With
 // the smallest buffers (one page) and a burst of execs, the drops counted
 // (the program's drops map; perfbuf: PERF_RECORD_LOST) are exactly the
-// program's runs (bpf_prog_info.run_cnt) that did not arrive. Skips with the
-// reason when the kernel refuses BPF.
+// program's runs (bpf_prog_info.run_cnt) that did not arrive. The ring
+// buffer's wake-ups (edge-triggered epoll) follow --wakeup-every. Skips with
+// the reason when the kernel refuses BPF.
 #include "bpf/execsnoop.h"
 
 #include <bpf/bpf.h>
 #include <linux/bpf.h>
+#include <sys/epoll.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -150,6 +152,55 @@ TEST_P(ExecsnoopDropsTest, DropsEqualTheEventsMissingWithTheSmallestBuffer) {  /
     EXPECT_EQ(drops.lost, 0u);
   }
   unlink(path.c_str());
+}
+
+// Wake-ups of the ring's map fd, seen through edge-triggered epoll (an edge
+// is a wake_up of the ring's waitqueue, not the level of pending data), while
+// `execs` copies of /bin/true run after the ring was drained.
+int WakeupsDuring(ExecSnoop& snoop, int execs) {
+  const int ep = epoll_create1(EPOLL_CLOEXEC);
+  if (ep < 0) return -1;
+  epoll_event ev{};
+  ev.events = EPOLLIN | EPOLLET;
+  ev.data.fd = snoop.fd();
+  epoll_ctl(ep, EPOLL_CTL_ADD, snoop.fd(), &ev);
+  epoll_event got[1];
+  if (!snoop.Drain([](const ExecEvent&) {}).ok()) return -1;
+  epoll_wait(ep, got, 1, 0);  // the readiness found when added, if any
+  if (!snoop.Drain([](const ExecEvent&) {}).ok()) return -1;  // caught up again
+  const std::string path = CopyOfTrue();
+  for (int i = 0; i < execs; ++i) RunToCompletion(path);
+  int wakeups = 0;
+  while (epoll_wait(ep, got, 1, 300) == 1) ++wakeups;  // irq_work: asynchronous
+  close(ep);
+  unlink(path.c_str());
+  return wakeups;
+}
+
+// --wakeup-every N: the program suppresses wake-ups (BPF_RB_NO_WAKEUP) until
+// N records are pending, then forces one; by default the kernel wakes the
+// consumer when it had caught up.
+TEST(ExecsnoopWakeupTest, TheProgramChoosesTheRingBuffersWakeups) {
+  for (ExecSnoopVia via : {ExecSnoopVia::kRingbuf, ExecSnoopVia::kRingbufOutput}) {
+    SCOPED_TRACE(std::string(ViaName(via)));
+    ExecSnoopOptions options;
+    options.via = via;
+    absl::StatusOr<std::unique_ptr<ExecSnoop>> adaptive = ExecSnoop::Start(options);
+    if (!adaptive.ok()) GTEST_SKIP() << "the kernel refuses the exec tracer: " << adaptive.status();
+    EXPECT_GE(WakeupsDuring(**adaptive, 1), 1) << "adaptive: a caught-up consumer is woken";
+    adaptive->reset();
+
+    options.wakeup_every = 100000;  // more than run meanwhile
+    absl::StatusOr<std::unique_ptr<ExecSnoop>> never = ExecSnoop::Start(options);
+    ASSERT_TRUE(never.ok()) << never.status();
+    EXPECT_EQ(WakeupsDuring(**never, 10), 0) << "10 execs, a wake-up every 100000";
+    never->reset();
+
+    options.wakeup_every = 20;
+    absl::StatusOr<std::unique_ptr<ExecSnoop>> every20 = ExecSnoop::Start(options);
+    ASSERT_TRUE(every20.ok()) << every20.status();
+    EXPECT_GE(WakeupsDuring(**every20, 30), 1) << "30 execs, a wake-up every 20";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(
