@@ -64,8 +64,8 @@ absl::Status AuxDrain::WriteChunk(RecordSink* sink, uint64_t offset, absl::Span<
   chunk.trace_bytes = first.size() + second.size();
   chunk.offset = offset;
   chunk.reference = AuxtraceReference();
-  const absl::Span<const uint8_t> pieces[2] = {first, second};
-  const size_t count = second.empty() ? 1 : 2;
+  const absl::Span<const uint8_t> pieces[2] = {first.empty() ? second : first, second};
+  const size_t count = first.empty() || second.empty() ? 1 : 2;
   if (absl::Status s = sink->WriteAux(chunk, absl::MakeConstSpan(pieces, count)); !s.ok()) return s;
   ++stats_.chunks;
   stats_.bytes += chunk.trace_bytes;
