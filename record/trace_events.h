@@ -1,8 +1,9 @@
 // The AUX trace event of a capture (`-e intel_pt//`, cs_etm, arm_spe_N): which -e event names a
 // trace PMU (aux/trace_pmu.h), the attrs aux/ builds for it (the AUX event
 // and its tracking dummy, opened by EventSet before the -e list so that the
-// AUX event owns each CPU's data ring), the AUX area mapped beside each ring
-// with its AuxDrain, and the AUXTRACE_INFO record.
+// AUX event owns each CPU's data ring, or each thread's for intel_bts), the
+// AUX area mapped beside each ring with its AuxDrain, and the AUXTRACE_INFO
+// record.
 //
 // PlanTraceEvent and IntelPtInfoFor are functions of their inputs and sysfs
 // (tests run them on fake trees); TraceAreas owns the AUX mappings of opened
