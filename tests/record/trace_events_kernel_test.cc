@@ -3,7 +3,8 @@
 // owned by the first of them; TraceAreas::Map then maps the AUX area on that
 // fd, which for a software event the kernel refuses: one line naming the
 // event and the CPU. Skips when the kernel refuses the software event.
-// And the intel_bts per-thread plan's fds and rings (below).
+// And the intel_bts per-thread plan's fds and rings, and RunRecord's
+// per-thread wiring (below).
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -15,7 +16,9 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
+#include "record/session.h"
 #include "record/trace_events.h"
+#include "tests/record/memory_sink.h"
 #include "tests/aux/trace_trees.h"
 #include "tests/sampler/fake_tree.h"
 
@@ -152,6 +155,41 @@ TEST(TraceEventsKernelTest, PerThreadPlanOpensOneRingPerThreadOnCpuMinusOne) {
                 .rfind(absl::StrCat("intel_bts//u on thread ", self, ": this event's PMU has no AUX area"), 0),
             0u)
       << areas.status();
+}
+
+// RunRecord end to end up to the AUX mapping, with intel_bts described by a
+// fake sysfs tree whose intel_bts type is the software PMU's (so the kernel
+// opens the "AUX event" as cpu-clock, which has no AUX area): a command is
+// traced per thread (the refusal names the thread, not a CPU), and -a is
+// refused as perf refuses it, before anything is opened.
+TEST(TraceEventsKernelTest, RecordOfIntelBtsOpensPerThreadAndRefusesSystemWide) {
+  FakeTree tree;
+  tree.Write("sys/bus/event_source/devices/intel_bts/type", absl::StrCat(PERF_TYPE_SOFTWARE, "\n"));
+  WriteSoftwarePmus(tree);
+  tree.Write("sys/devices/system/cpu/online", "0\n");
+  RecordOptions options;
+  options.paths = tree.paths();
+  options.paths.proc = "/proc";  // the real tasks
+  options.quiet = true;
+  options.notice = [](const std::string&) {};
+  options.events = "intel_bts//u";
+  options.aux_pages = 2;
+  options.command = {"/bin/true"};
+  MemorySink sink;
+  absl::StatusOr<CaptureSummary> traced = RunRecord(options, &sink);
+  if (absl::IsPermissionDenied(traced.status())) GTEST_SKIP() << traced.status();
+  ASSERT_FALSE(traced.ok());
+  const std::string message(traced.status().message());
+  EXPECT_EQ(message.rfind("intel_bts//u on thread ", 0), 0u) << message;
+  EXPECT_NE(message.find(": this event's PMU has no AUX area"), std::string::npos) << message;
+
+  options.command.clear();
+  options.system_wide = true;
+  absl::StatusOr<CaptureSummary> all = RunRecord(options, &sink);
+  EXPECT_TRUE(absl::IsInvalidArgument(all.status())) << all.status();
+  EXPECT_EQ(std::string(all.status().message()),
+            "intel_bts//u: intel_bts does not support per-cpu recording (-a); it traces threads: a "
+            "command, -p PID or -t TID");
 }
 
 }  // namespace
