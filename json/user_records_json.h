@@ -234,6 +234,20 @@ inline void WriteCsEtmPriv(JsonSink& j, const U64Array& priv) {
   j.EndObject();
 }
 
+// AUXTRACE_INFO's priv area of a PMU whose fields are all plain numbers
+// (intel_bts, arm_spe), by name under `pmu`.
+template <size_t N>
+inline void WriteNamedPriv(JsonSink& j, std::string_view pmu, const std::array<std::string_view, N>& names,
+                           const U64Array& priv) {
+  j.FieldKey(pmu);
+  j.BeginObject();
+  for (size_t i = 0; i < N; ++i) {
+    j.FieldKey(names[i]);
+    j.U64(priv[i]);
+  }
+  j.EndObject();
+}
+
 inline void WriteBody(JsonSink& j, const Record&, const AuxtraceInfoRecord& a) {
   j.Key("auxtrace_type");
   j.U64(a.type);
@@ -243,6 +257,12 @@ inline void WriteBody(JsonSink& j, const Record&, const AuxtraceInfoRecord& a) {
   j.EndArray();
   if (a.type == kAuxtraceIntelPt && a.priv.size() >= kIntelPtPrivMax) WriteIntelPtPriv(j, a.priv);
   if (a.type == kAuxtraceCsEtm && a.priv.size() >= kCsHeaderVersionMax) WriteCsEtmPriv(j, a.priv);
+  if (a.type == kAuxtraceIntelBts && a.priv.size() >= kIntelBtsPrivMax) {
+    WriteNamedPriv(j, "intel_bts", kIntelBtsPrivNames, a.priv);
+  }
+  if (a.type == kAuxtraceArmSpe && a.priv.size() >= kArmSpePrivMax) {
+    WriteNamedPriv(j, "arm_spe", kArmSpePrivNames, a.priv);
+  }
 }
 
 inline void WriteBody(JsonSink& j, const Record&, const AuxtraceRecord& a) {

@@ -37,8 +37,9 @@ void AddAuxDrain(const AuxDrain& drain, CaptureSummary* summary) {
   if (drain.reader_stats() != nullptr) summary->aux_resyncs += drain.reader_stats()->resyncs;
 }
 
-AuxDrain::AuxDrain(AuxRegion region, EventControl* control, Mode mode, aux::AuxtraceChunk where)
-    : region_(region), control_(control), mode_(mode), where_(where) {
+AuxDrain::AuxDrain(AuxRegion region, EventControl* control, Mode mode, aux::AuxtraceChunk where,
+                   uint32_t alignment)
+    : region_(region), control_(control), mode_(mode), where_(where), alignment_(alignment) {
   if (mode_ == Mode::kFullTrace) {
     reader_ = std::make_unique<AuxReader>(region_);
   } else {
@@ -50,19 +51,32 @@ uint64_t AuxDrain::LoadHead() const {
   return __atomic_load_n(&region_.meta->aux_head, __ATOMIC_ACQUIRE);
 }
 
+absl::Status AuxDrain::WriteChunk(RecordSink* sink, uint64_t offset, absl::Span<const uint8_t> first,
+                                  absl::Span<const uint8_t> second) {
+  // perf cuts the first piece only (the offset stays the chunk's start).
+  if (alignment_ != 0) {
+    const size_t unwanted = first.size() % alignment_;
+    first.remove_suffix(unwanted);
+    stats_.unaligned_bytes += unwanted;
+  }
+  if (first.empty() && second.empty()) return absl::OkStatus();
+  aux::AuxtraceChunk chunk = where_;
+  chunk.trace_bytes = first.size() + second.size();
+  chunk.offset = offset;
+  chunk.reference = AuxtraceReference();
+  const absl::Span<const uint8_t> pieces[2] = {first.empty() ? second : first, second};
+  const size_t count = first.empty() || second.empty() ? 1 : 2;
+  if (absl::Status s = sink->WriteAux(chunk, absl::MakeConstSpan(pieces, count)); !s.ok()) return s;
+  ++stats_.chunks;
+  stats_.bytes += chunk.trace_bytes;
+  return absl::OkStatus();
+}
+
 absl::Status AuxDrain::Drain(RecordSink* sink, bool reenable) {
   if (mode_ != Mode::kFullTrace) return absl::OkStatus();
   const AuxReader::Spans spans = reader_->Peek();
   if (!spans.empty()) {
-    aux::AuxtraceChunk chunk = where_;
-    chunk.trace_bytes = spans.size();
-    chunk.offset = spans.begin;
-    chunk.reference = AuxtraceReference();
-    const absl::Span<const uint8_t> pieces[2] = {spans.first, spans.second};
-    const size_t count = spans.second.empty() ? 1 : 2;
-    if (absl::Status s = sink->WriteAux(chunk, absl::MakeConstSpan(pieces, count)); !s.ok()) return s;
-    ++stats_.chunks;
-    stats_.bytes += spans.size();
+    if (absl::Status s = WriteChunk(sink, spans.begin, spans.first, spans.second); !s.ok()) return s;
   }
   // Full now (before the tail moves) means the kernel may have found no
   // space and stopped the event without a record: it cannot have written
@@ -85,17 +99,10 @@ absl::Status AuxDrain::Snapshot(RecordSink* sink) {
   }
   return snapshot_->Take([&](const SnapshotReader::Snapshot& snap) -> absl::Status {
     if (snap.size() == 0) return absl::OkStatus();
-    aux::AuxtraceChunk chunk = where_;
-    chunk.trace_bytes = snap.size();
-    chunk.offset = snapshot_offset_;
-    chunk.reference = AuxtraceReference();
-    const absl::Span<const uint8_t> pieces[2] = {snap.first, snap.second};
-    const size_t count = snap.second.empty() ? 1 : 2;
-    if (absl::Status s = sink->WriteAux(chunk, absl::MakeConstSpan(pieces, count)); !s.ok()) return s;
+    const uint64_t chunks = stats_.chunks;
+    if (absl::Status s = WriteChunk(sink, snapshot_offset_, snap.first, snap.second); !s.ok()) return s;
     snapshot_offset_ += snap.size();
-    ++stats_.chunks;
-    ++stats_.snapshots;
-    stats_.bytes += snap.size();
+    if (stats_.chunks != chunks) ++stats_.snapshots;
     return absl::OkStatus();
   });
 }

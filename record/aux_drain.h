@@ -15,6 +15,12 @@
 // misses no such stop.
 // Snapshot mode (SnapshotReader): Snapshot disables the event, hands out the
 // newest trace, re-enables it (on SIGUSR2 and at the end of the capture).
+// A PMU whose trace is made of fixed-size records (intel_bts: 24-byte
+// branches) gets an `alignment`: as perf's __auxtrace_mmap__read with
+// itr->alignment, the first piece of each chunk is cut to a multiple of it
+// and the bytes cut are dropped (the tail still moves past them): they are
+// the kernel's zero padding at the end of the area, where no whole record
+// fits, and would shift every record after them in the decoder's view.
 //
 // Owns its readers; the region's memory, the control and the sink must
 // outlive it. Not thread-safe: the session's thread (the kernel, or the
@@ -44,6 +50,7 @@ struct AuxDrainStats {
   uint64_t bytes = 0;          // trace bytes handed to the sink
   uint64_t reenabled_full = 0; // re-enables of an event found stopped on a full area
   uint64_t snapshots = 0;      // snapshots that had data
+  uint64_t unaligned_bytes = 0;  // cut by the alignment (padding where no record fits)
 };
 
 class AuxDrain {
@@ -51,8 +58,10 @@ class AuxDrain {
   enum class Mode { kFullTrace, kSnapshot };
 
   // `where` names the area in the AUXTRACE records (idx, cpu, tid; its
-  // trace_bytes and offset are filled per chunk).
-  AuxDrain(AuxRegion region, EventControl* control, Mode mode, aux::AuxtraceChunk where);
+  // trace_bytes and offset are filled per chunk). `alignment`: 0, or the
+  // PMU's record size (AuxtraceAlignment).
+  AuxDrain(AuxRegion region, EventControl* control, Mode mode, aux::AuxtraceChunk where,
+           uint32_t alignment = 0);
 
   AuxDrain(const AuxDrain&) = delete;
   AuxDrain& operator=(const AuxDrain&) = delete;
@@ -79,11 +88,16 @@ class AuxDrain {
 
  private:
   uint64_t LoadHead() const;
+  // One chunk of `first` and `second` (at AUX position `offset`) to the sink,
+  // cut to the alignment; counted.
+  absl::Status WriteChunk(RecordSink* sink, uint64_t offset, absl::Span<const uint8_t> first,
+                          absl::Span<const uint8_t> second);
 
   AuxRegion region_;
   EventControl* control_;
   Mode mode_;
   aux::AuxtraceChunk where_;
+  uint32_t alignment_;
   std::unique_ptr<AuxReader> reader_;        // kFullTrace
   std::unique_ptr<SnapshotReader> snapshot_; // kSnapshot
   AuxEventTracker tracker_;

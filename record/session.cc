@@ -449,8 +449,9 @@ absl::StatusOr<CaptureSummary> RunRecord(const RecordOptions& options, RecordSin
   if (!trace.ok()) return trace.status();
   if (*trace) {
     for (const std::string& line : (*trace)->attrs.notices) notice(line);
-    // cs_etm and arm_spe_N exist on their CPUs only: every event is opened there.
-    if (absl::Status s = RestrictToTraceCpus(**trace, &target->cpus); !s.ok()) return s;
+    // cs_etm and arm_spe_N exist on their CPUs only: every event is opened
+    // there; intel_bts traces threads: every event is opened per thread.
+    if (absl::Status s = FitTargetToTrace(**trace, &*target); !s.ok()) return s;
   }
 
   // From here on a Ctrl-C stops the capture cleanly (and, in AUX snapshot

@@ -87,18 +87,34 @@ absl::StatusOr<std::optional<TraceEventPlan>> PlanTraceEvent(EventList* list,
 
   absl::StatusOr<TracePmu> pmu = LoadTracePmu(options.paths, pmu_name);
   if (!pmu.ok()) return pmu.status();
-  if (pmu->kind == TracePmuKind::kIntelBts) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        trace_spec->name, ": intel_bts traces per thread only and perfring record opens every event "
-        "per CPU (perf refuses intel_bts per CPU too); use intel_pt"));
+  const uint32_t pages = options.aux_pages.value_or(DefaultAuxPages(privileged));
+  // intel_bts has no timestamps, so its trace cannot be merged across CPUs:
+  // perf traces it per thread only (--per-thread), and so does perfring.
+  const bool per_thread = pmu->kind == TracePmuKind::kIntelBts;
+  if (per_thread) {
+    if (system_wide || !options.cpus.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          trace_spec->name, ": intel_bts does not support per-cpu recording (", system_wide ? "-a" : "-C",
+          "); it traces threads: a command, -p PID or -t TID"));
+    }
+    // perf's minimum: the kernel needs two pages of AUX area for
+    // double-buffering in full-trace mode (PERF_PMU_CAP_AUX_NO_SG).
+    const uint64_t min_bytes = options.snapshot ? (4u << 10) : (8u << 10);
+    if (uint64_t{pages} * PageSize() < min_bytes) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "-m ,", pages, ": invalid AUX area for intel_bts: it must be at least ", min_bytes >> 10,
+          " KiB", options.snapshot ? " in snapshot mode" : "", " and a power of 2"));
+    }
   }
   TraceCaptureOptions capture;
-  capture.per_cpu = true;  // EventSet opens every event per CPU: one AUX area per CPU
+  // EventSet opens every event per CPU (one AUX area per CPU), or, for
+  // intel_bts, per thread on CPU -1 (one AUX area per thread).
+  capture.per_cpu = !per_thread;
   capture.snapshot = options.snapshot;
-  const uint32_t pages = options.aux_pages.value_or(DefaultAuxPages(privileged));
   capture.aux_bytes = uint64_t{pages} * PageSize();
   capture.enable_on_exec = follow_command;
-  capture.inherit = inherit;
+  // perf's evlist__config: per-thread maps (CPU -1) never inherit.
+  capture.inherit = inherit && !per_thread;
   capture.exclusions = TraceExclusionsOf(trace_spec->attr);
   absl::StatusOr<TraceAttrs> attrs = BuildTraceAttrs(*pmu, trace_spec->pmu_terms, capture);
   if (!attrs.ok()) return attrs.status();
@@ -111,6 +127,7 @@ absl::StatusOr<std::optional<TraceEventPlan>> PlanTraceEvent(EventList* list,
   plan->aux_pages = pages;
   plan->snapshot = options.snapshot;
   plan->system_wide = system_wide;
+  plan->per_thread = per_thread;
   plan->prebuilt.push_back({plan->name, EventKind::kPmu, plan->attrs.aux});
   plan->prebuilt.push_back({"dummy:u", EventKind::kSoftware, plan->attrs.tracking});
   return plan;
@@ -260,6 +277,20 @@ absl::Status RestrictToTraceCpus(const TraceEventPlan& plan, std::vector<int>* c
   return absl::OkStatus();
 }
 
+absl::Status FitTargetToTrace(const TraceEventPlan& plan, Target* target) {
+  if (absl::Status s = RestrictToTraceCpus(plan, &target->cpus); !s.ok()) return s;
+  if (plan.per_thread) {
+    target->cpus = {-1};
+    target->inherit = false;
+  }
+  return absl::OkStatus();
+}
+
+uint32_t AuxtraceAlignment(const TraceEventPlan& plan) {
+  // struct branch of perf's intel-bts.c, the kernel's BTS_RECORD_SIZE.
+  return plan.pmu.kind == TracePmuKind::kIntelBts ? 24 : 0;
+}
+
 aux::TimeConversion ReadTimeConversion(const MappedRing& ring) {
   const auto* meta = static_cast<const volatile perf_event_mmap_page*>(ring.base());
   aux::TimeConversion time;
@@ -289,23 +320,27 @@ absl::StatusOr<TraceAreas> TraceAreas::Map(const TraceEventPlan& plan, EventSet*
   const AuxArea::Mode mode = plan.snapshot ? AuxArea::Mode::kSnapshot : AuxArea::Mode::kFullTrace;
   std::vector<EventSet::Ring>& rings = events->rings();
   for (size_t r = 0; r < rings.size(); ++r) {
-    const EventSet::OpenedFd& owner = events->fds()[rings[r].owner];
+    const EventSet::Ring& ring = rings[r];
+    const std::string where_name = ring.cpu < 0 ? absl::StrCat("thread ", ring.task)
+                                                : absl::StrCat("CPU ", ring.cpu);
+    const EventSet::OpenedFd& owner = events->fds()[ring.owner];
     if (owner.event != 0) {
-      return absl::InternalError(absl::StrCat("ring of CPU ", rings[r].cpu, " is not owned by ", plan.name));
+      return absl::InternalError(absl::StrCat("ring of ", where_name, " is not owned by ", plan.name));
     }
-    absl::StatusOr<AuxArea> area = AuxArea::Map(owner.fd.fd(), rings[r].mapping, plan.aux_pages, mode);
+    absl::StatusOr<AuxArea> area = AuxArea::Map(owner.fd.fd(), ring.mapping, plan.aux_pages, mode);
     if (!area.ok()) {
       return absl::Status(area.status().code(),
-                          absl::StrCat(plan.name, " on CPU ", rings[r].cpu, ": ", area.status().message()));
+                          absl::StrCat(plan.name, " on ", where_name, ": ", area.status().message()));
     }
     auto entry = std::make_unique<Area>(*std::move(area), &owner.fd);
     aux::AuxtraceChunk where;
     where.idx = static_cast<uint32_t>(r);
-    where.cpu = rings[r].cpu;
-    where.tid = -1;
+    where.cpu = ring.cpu;
+    where.tid = ring.cpu < 0 ? ring.task : -1;
     entry->drain = std::make_unique<AuxDrain>(
         entry->area.region(), &entry->control,
-        plan.snapshot ? AuxDrain::Mode::kSnapshot : AuxDrain::Mode::kFullTrace, where);
+        plan.snapshot ? AuxDrain::Mode::kSnapshot : AuxDrain::Mode::kFullTrace, where,
+        AuxtraceAlignment(plan));
     areas.areas_.push_back(std::move(entry));
   }
   return areas;

@@ -1,8 +1,9 @@
 // The AUX trace event of a capture (`-e intel_pt//`, cs_etm, arm_spe_N): which -e event names a
 // trace PMU (aux/trace_pmu.h), the attrs aux/ builds for it (the AUX event
 // and its tracking dummy, opened by EventSet before the -e list so that the
-// AUX event owns each CPU's data ring), the AUX area mapped beside each ring
-// with its AuxDrain, and the AUXTRACE_INFO record.
+// AUX event owns each CPU's data ring, or each thread's for intel_bts), the
+// AUX area mapped beside each ring with its AuxDrain, and the AUXTRACE_INFO
+// record.
 //
 // PlanTraceEvent and IntelPtInfoFor are functions of their inputs and sysfs
 // (tests run them on fake trees); TraceAreas owns the AUX mappings of opened
@@ -24,6 +25,7 @@
 #include "aux/trace_pmu.h"
 #include "record/aux_drain.h"
 #include "record/record_options.h"
+#include "record/target.h"
 #include "sampler/event_set.h"
 #include "sampler/event_spec.h"
 
@@ -41,6 +43,9 @@ struct TraceEventPlan {
   uint32_t aux_pages = 0;
   bool snapshot = false;
   bool system_wide = false;
+  // intel_bts: every event is opened per thread (pid = tid, cpu = -1, no
+  // inherit), one ring and AUX area per thread, as perf --per-thread.
+  bool per_thread = false;
   // For EventSet::Open: {the AUX event, "dummy:u" tracking}, in that order.
   std::vector<EventSet::PrebuiltEvent> prebuilt;
 };
@@ -48,10 +53,13 @@ struct TraceEventPlan {
 // The capture's trace event, taken out of `list`: nullopt when no event of
 // the list names a trace PMU (then -m ,AUX and -S are InvalidArgument: they
 // need one). InvalidArgument, one line, for a second trace event, a trace
-// event in a braced group, a PMU this capture cannot hand off yet (only
-// intel_pt has its AUXTRACE_INFO built from sysfs here), and whatever
-// BuildTraceAttrs refuses. `follow_command`/`inherit`/`system_wide` are the
-// resolved target's (record/target.h).
+// event in a braced group, and whatever BuildTraceAttrs refuses.
+// `follow_command`/`inherit`/`system_wide` are the resolved target's
+// (record/target.h). intel_bts is planned per thread (perf 6.1's
+// intel_bts_recording_options with --per-thread: no inherit, as perf's
+// evlist__config for per-thread maps); as perf, it is refused for -a and -C
+// ("does not support per-cpu recording") and for an AUX area under 8 KiB
+// (4 KiB in snapshot mode).
 absl::StatusOr<std::optional<TraceEventPlan>> PlanTraceEvent(EventList* list,
                                                              const RecordOptions& options,
                                                              bool follow_command, bool inherit,
@@ -90,6 +98,17 @@ absl::StatusOr<std::string> TraceAuxtraceInfo(const TraceEventPlan& plan, const 
 // line, when none is left.
 absl::Status RestrictToTraceCpus(const TraceEventPlan& plan, std::vector<int>* cpus);
 
+// Fits the resolved target to the plan: a per-CPU-only PMU (cs_etm,
+// arm_spe_N) restricts the CPUs (RestrictToTraceCpus); a per-thread plan
+// (intel_bts) opens every event on CPU -1 for each of the target's tasks,
+// without inherit (a thread's children are not traced, as with perf
+// --per-thread).
+absl::Status FitTargetToTrace(const TraceEventPlan& plan, Target* target);
+
+// perf's itr->alignment of the plan's PMU for AuxDrain: intel_bts's branch
+// record (24 bytes: from, to, misc); 0 for the others.
+uint32_t AuxtraceAlignment(const TraceEventPlan& plan);
+
 // The metadata page's time_shift/time_mult/time_zero/cap_user_time_zero,
 // read under its seqlock.
 aux::TimeConversion ReadTimeConversion(const MappedRing& ring);
@@ -102,7 +121,10 @@ void ReadCpuid15h(uint32_t* eax, uint32_t* ebx);
 class TraceAreas {
  public:
   // Maps plan.aux_pages of AUX area beside each ring (read-only in snapshot
-  // mode). Errors are AuxArea::Map's one line, prefixed with the CPU.
+  // mode). Errors are AuxArea::Map's one line, prefixed with the CPU (the
+  // thread, for a per-thread ring). The AUXTRACE records of ring r say idx
+  // r and, as perf's auxtrace_mmap_params__set_idx, the CPU and tid -1 for a
+  // per-CPU ring, CPU -1 and the thread for a per-thread ring.
   static absl::StatusOr<TraceAreas> Map(const TraceEventPlan& plan, EventSet* events);
 
   TraceAreas(TraceAreas&&) = default;

@@ -66,8 +66,9 @@ absl::StatusOr<EventSet> EventSet::Open(const EventList& list, const SamplerOpti
   std::vector<std::vector<uint64_t>> ids(plan.size());
   std::vector<bool> opened_once(plan.size(), false);
   for (int cpu : cpus) {
-    int ring_fd = -1;  // the fd whose ring this CPU's records go to
+    int ring_fd = -1;  // the fd whose ring this CPU's (or task's) records go to
     for (pid_t task : tasks) {
+      if (cpu < 0) ring_fd = -1;  // per-thread: a ring per task
       std::vector<int> fd_of(plan.size(), -1);
       for (size_t e = 0; e < plan.size(); ++e) {
         PlannedEvent& planned = plan[e];
@@ -104,9 +105,12 @@ absl::StatusOr<EventSet> EventSet::Open(const EventList& list, const SamplerOpti
               MappedRing::Map(opened.fd.fd(), options.mmap_pages, MappedRing::Mode::kForward);
           if (!mapping.ok()) {
             return absl::Status(mapping.status().code(),
-                                absl::StrCat("ring of CPU ", cpu, ": ", mapping.status().message()));
+                                absl::StrCat(cpu < 0 ? absl::StrCat("ring of thread ", task)
+                                                     : absl::StrCat("ring of CPU ", cpu),
+                                             ": ", mapping.status().message()));
           }
           set.rings_.emplace_back(cpu, *std::move(mapping));
+          set.rings_.back().task = cpu < 0 ? task : -1;
           set.rings_.back().owner = set.fds_.size();
           ring_fd = opened.fd.fd();
         } else if (absl::Status s = opened.fd.SetOutput(ring_fd); !s.ok()) {

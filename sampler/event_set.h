@@ -1,5 +1,6 @@
 // The opened events of a capture: one fd per (event, CPU, task), one ring
-// per CPU that every other fd on that CPU writes into (SET_OUTPUT), and the
+// per CPU that every other fd on that CPU writes into (SET_OUTPUT) (per
+// task when opened with CPU -1: perf's per-thread mmaps), and the
 // EventTable that routes each record back to its event by IDENTIFIER.
 // Move-only (owns the fds and mappings; closing them ends the events). Not
 // thread-safe: each ring has a single consumer, the session.
@@ -38,7 +39,8 @@ class EventSet {
     Ring(int cpu, MappedRing mapping)
         : cpu(cpu), mapping(std::move(mapping)),
           reader(std::make_unique<RingReader>(this->mapping.region())) {}
-    int cpu = 0;
+    int cpu = 0;         // -1: a per-thread ring (the events of `task` on any CPU)
+    pid_t task = -1;     // the task of a per-thread ring; -1 for a per-CPU ring
     MappedRing mapping;
     std::unique_ptr<RingReader> reader;  // heap: it holds a 64 KiB scratch buffer
     size_t owner = 0;  // index in fds() of the fd the ring was mapped on
@@ -61,7 +63,10 @@ class EventSet {
 
   // Opens every event of `list` on every CPU of `cpus` for every task of
   // `tasks` (-1: all tasks), in list order (group members with their
-  // leader), maps one ring of `options.mmap_pages` per CPU. `prebuilt`
+  // leader), maps one ring of `options.mmap_pages` per CPU. A CPU of -1
+  // (the events follow their task on every CPU) gets one ring per task: the
+  // kernel lets a per-task event write into another task's ring only when
+  // both are bound to the same CPU. `prebuilt`
   // events come first on each (CPU, task), so that the first of them owns
   // the CPU's ring (an AUX event must: its AUX area is mapped beside it);
   // when there are any, they carry the side-band (the -e events get no

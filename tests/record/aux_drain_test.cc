@@ -6,14 +6,21 @@
 // wraps, TRUNCATED and re-enable, the stop with no record on a full area,
 // snapshots before and after a wrap, and the summary line. The JSON Lines
 // sink beside it: AUXTRACE_INFO and AUXTRACE lines (sizes, no trace) exactly
-// as `perfring dump` renders the perf.data.
+// as `perfring dump` renders the perf.data. And intel_bts per thread: two
+// threads' areas filled with 24-byte branch records as the kernel's BTS
+// driver lays them out (zero padding where no record fits before the end),
+// drained with perf's alignment into AUXTRACE records that name the thread
+// (cpu -1), read back by `perfring dump` and by perf 6.1's `perf report -D`.
 #include <intel-pt.h>
 #include <linux/perf_event.h>
 
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cinttypes>
 #include <cstdio>
+#include <cstring>
+#include <set>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -82,11 +89,18 @@ void WriteAuxInfo(RecordSink* sink) {
 }
 
 // The perf.data sink of a capture with one AUX area, begun, AUXTRACE_INFO
-// written.
-std::unique_ptr<PerfDataSink> BegunSink(const std::string& path, const EventTable& table) {
+// written (Intel PT's, or `info`).
+std::unique_ptr<PerfDataSink> BegunSink(const std::string& path, const EventTable& table,
+                                        const std::string& info = "") {
   auto sink = std::make_unique<PerfDataSink>(path, perfdata::RecordingInfo{}, SystemPaths{}, nullptr);
   EXPECT_TRUE(sink->Begin(table).ok());
-  WriteAuxInfo(sink.get());
+  if (info.empty()) {
+    WriteAuxInfo(sink.get());
+  } else {
+    EXPECT_TRUE(sink->WriteAuxInfo(absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(info.data()),
+                                                       info.size()))
+                    .ok());
+  }
   return sink;
 }
 
@@ -126,7 +140,8 @@ std::vector<Chunk> ReadChunks(const std::string& path) {
 // One emulated AUX event: its data ring, AUX area, kernel writer, and the
 // AuxDrain under test.
 struct Emulation {
-  Emulation(uint64_t aux_size, uint64_t start, EmulatedAuxWriter::Mode mode)
+  Emulation(uint64_t aux_size, uint64_t start, EmulatedAuxWriter::Mode mode,
+            aux::AuxtraceChunk where = Where(), uint32_t alignment = 0)
       : ring(64 << 10),
         area(&ring, aux_size, start),
         data_writer(ring.region()),
@@ -135,7 +150,7 @@ struct Emulation {
         drain(area.region(), &writer,
               mode == EmulatedAuxWriter::Mode::kFullTrace ? AuxDrain::Mode::kFullTrace
                                                           : AuxDrain::Mode::kSnapshot,
-              Where()) {}
+              where, alignment) {}
   static aux::AuxtraceChunk Where() {
     aux::AuxtraceChunk where;
     where.idx = kIdx;
@@ -320,6 +335,25 @@ std::vector<std::string> TextLines(const std::string& text) {
   return lines;
 }
 
+// `perfring dump FILE`'s output.
+std::string DumpText(const std::string& path) {
+  const std::string dumped = TempPath("dump.jsonl");
+  FILE* out = std::fopen(dumped.c_str(), "w+");
+  EXPECT_NE(out, nullptr);
+  if (out == nullptr) return "";
+  cli::DumpOptions options;
+  options.path = path;
+  const absl::Status dump = cli::RunDump(options, out);
+  EXPECT_TRUE(dump.ok()) << dump;
+  std::fflush(out);
+  std::rewind(out);
+  std::string text;
+  char buf[4096];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, out)) > 0;) text.append(buf, n);
+  std::fclose(out);
+  return text;
+}
+
 TEST(AuxDrainTest, JsonLinesGetAuxRecordsAndAuxtraceSizesAsDumpRendersThem) {
   absl::StatusOr<PtStream> stream = EncodePtStream(60 << 10, 7, 512);
   ASSERT_TRUE(stream.ok()) << stream.status();
@@ -390,25 +424,247 @@ TEST(AuxDrainTest, JsonLinesGetAuxRecordsAndAuxtraceSizesAsDumpRendersThem) {
   EXPECT_EQ(text.find(DescribePtPacket(stream->packets[0])), std::string::npos);
 
   // `perfring dump` of the perf.data written beside: the same lines.
-  const std::string dumped = TempPath("json_beside.jsonl");
-  FILE* out = std::fopen(dumped.c_str(), "w+");
-  ASSERT_NE(out, nullptr);
-  cli::DumpOptions options;
-  options.path = path;
-  const absl::Status dump = cli::RunDump(options, out);
-  ASSERT_TRUE(dump.ok()) << dump;
-  std::fflush(out);
-  std::rewind(out);
-  std::string dump_text;
-  char buf[4096];
-  for (size_t n; (n = std::fread(buf, 1, sizeof buf, out)) > 0;) dump_text.append(buf, n);
-  std::fclose(out);
+  const std::string dump_text = DumpText(path);
   std::vector<std::string> dump_lines;
   for (const std::string& line : TextLines(dump_text)) {
     const std::string type = nlohmann::json::parse(line).at("type");
     if (type == "AUXTRACE_INFO" || type == "AUXTRACE") dump_lines.push_back(line);
   }
   EXPECT_EQ(auxtrace_lines, dump_lines);
+}
+
+// intel_bts, per thread. The sysfs type of the PMU, and the size of one
+// branch record (the kernel's BTS_RECORD_SIZE, perf's struct branch).
+constexpr uint32_t kBtsType = 7;
+constexpr uint32_t kBtsRecord = 24;
+
+EventTable BtsEvents() {
+  EventTable table;
+  EventInfo bts;
+  bts.name = "intel_bts//u";
+  bts.attr.type = kBtsType;
+  bts.attr.size = sizeof(perf_event_attr);
+  bts.attr.sample_period = 1;
+  // Per thread: no PERF_SAMPLE_CPU (aux/trace_attr.h).
+  bts.attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+  bts.attr.sample_id_all = 1;
+  bts.attr.exclude_kernel = 1;
+  bts.format = EventFormat::FromAttr(bts.attr);
+  bts.ids = {201, 202};
+  table.Add(bts);
+  return table;
+}
+
+std::string BtsInfo(bool snapshot) {
+  aux::IntelBtsInfo info;
+  info.pmu_type = kBtsType;
+  info.snapshot_mode = snapshot;
+  absl::StatusOr<std::string> record = aux::IntelBtsAuxtraceInfo(info);
+  EXPECT_TRUE(record.ok()) << record.status();
+  return record.ok() ? *record : "";
+}
+
+// A branch record as BTS stores it: from, to, misc (bit 4: predicted).
+struct Branch {
+  uint64_t from = 0, to = 0, misc = 0;
+};
+std::vector<Branch> Branches(size_t n, uint64_t base) {
+  std::vector<Branch> out;
+  for (size_t i = 0; i < n; ++i) {
+    out.push_back({base + 0x40 * i + 0x11, base + 0x40 * (i * 7 % n) + 0x3, i % 3 == 0 ? 0x10u : 0u});
+  }
+  return out;
+}
+std::vector<uint8_t> BranchBytes(const std::vector<Branch>& branches) {
+  std::vector<uint8_t> bytes(branches.size() * kBtsRecord);
+  std::memcpy(bytes.data(), branches.data(), bytes.size());
+  return bytes;
+}
+
+// The kernel's BTS driver writing into an AUX area of one physical buffer
+// (bts_buffer_setup_aux): records fill [0, aux_size - aux_size % 24); when
+// the next record does not fit before that end, the rest of the area is
+// zero-filled and skipped (bts_buffer_pad_out, perf_aux_output_skip), so
+// records start again at offset 0. In snapshot mode the hardware wraps the
+// same way (the tail past the last whole record stays zero).
+class BtsOutput {
+ public:
+  BtsOutput(EmulatedAuxWriter* writer, uint64_t aux_size, uint64_t start)
+      : writer_(writer), aux_size_(aux_size), offset_(start % aux_size) {}
+  // One perf_aux_output_begin/end with these records; the pad bytes written.
+  uint64_t Put(absl::Span<const Branch> branches) {
+    std::vector<uint8_t> out;
+    uint64_t pad = 0;
+    const uint64_t usable = aux_size_ - aux_size_ % kBtsRecord;
+    for (const Branch& b : branches) {
+      if (offset_ + kBtsRecord > usable) {
+        out.insert(out.end(), aux_size_ - offset_, 0);
+        pad += aux_size_ - offset_;
+        offset_ = 0;
+      }
+      const uint8_t* p = reinterpret_cast<const uint8_t*>(&b);
+      out.insert(out.end(), p, p + kBtsRecord);
+      offset_ += kBtsRecord;
+    }
+    EXPECT_EQ(writer_->Write(out), out.size());
+    return pad;
+  }
+
+ private:
+  EmulatedAuxWriter* writer_;
+  uint64_t aux_size_;
+  uint64_t offset_;  // where the next record goes in the area
+};
+
+aux::AuxtraceChunk ThreadArea(uint32_t idx, int32_t tid) {
+  aux::AuxtraceChunk where;
+  where.idx = idx;
+  where.tid = tid;
+  where.cpu = -1;
+  return where;
+}
+
+// The branches `perf report -D` lists for an intel_bts perf.data (its
+// intel_bts_dump: "from -> to pred|miss" per whole record), in file order,
+// and the number of "Intel BTS data" dumps.
+struct PerfBtsDump {
+  std::vector<std::pair<uint64_t, uint64_t>> branches;
+  size_t buffers = 0;
+  size_t bad = 0;
+};
+PerfBtsDump RunPerfBtsDump(const std::string& path) {
+  const perfdata::test_util::CommandResult r =
+      perfdata::test_util::RunCommand("/usr/bin/perf report -D -i " + path);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "") << "perf printed an error";
+  PerfBtsDump dump;
+  for (const std::string& line : TextLines(r.out)) {
+    if (line.find("Intel BTS data: size") != std::string::npos) ++dump.buffers;
+    if (line.find("Bad record!") != std::string::npos) ++dump.bad;
+    const size_t arrow = line.find(" -> ");
+    if (arrow == std::string::npos || line.rfind(".", 0) != 0) continue;
+    const size_t from_at = line.rfind(' ', arrow - 1);
+    uint64_t from = 0, to = 0;
+    if (std::sscanf(line.c_str() + from_at + 1, "%" SCNx64, &from) == 1 &&
+        std::sscanf(line.c_str() + arrow + 4, "%" SCNx64, &to) == 1) {
+      dump.branches.emplace_back(from, to);
+    }
+  }
+  EXPECT_GT(dump.buffers, 0u) << "no Intel BTS dump in:\n" << r.out.substr(0, 4000);
+  return dump;
+}
+
+TEST(AuxDrainTest, IntelBtsPerThreadAreasThroughPerfDataWholeRecordsBack) {
+  constexpr uint64_t kAuxSize = 16 << 10;  // 16384 % 24 = 16 bytes of padding at the end
+  // Thread A's positions start 600 records into its 5th lap (the first
+  // drains wrap); thread B's at 0, as the kernel starts an area.
+  const uint64_t start_a = 5 * kAuxSize + 600 * kBtsRecord;
+  Emulation a(kAuxSize, start_a, EmulatedAuxWriter::Mode::kFullTrace, ThreadArea(0, 1001), kBtsRecord);
+  Emulation b(kAuxSize, 0, EmulatedAuxWriter::Mode::kFullTrace, ThreadArea(1, 1002), kBtsRecord);
+  BtsOutput out_a(&a.writer, kAuxSize, start_a), out_b(&b.writer, kAuxSize, 0);
+  const std::vector<Branch> branches_a = Branches(3000, 0x401000), branches_b = Branches(2500, 0x7f0000);
+  const std::string path = TempPath("bts.data");
+  const EventTable table = BtsEvents();
+  std::unique_ptr<PerfDataSink> sink = BegunSink(path, table, BtsInfo(/*snapshot=*/false));
+  const size_t kSteps[] = {1, 170, 33, 300, 8, 555, 64, 100};
+  uint64_t pad_a = 0, pad_b = 0;
+  for (size_t pos_a = 0, pos_b = 0, k = 0; pos_a < branches_a.size() || pos_b < branches_b.size(); ++k) {
+    const size_t n_a = std::min(kSteps[k % 8], branches_a.size() - pos_a);
+    const size_t n_b = std::min(kSteps[(k + 3) % 8], branches_b.size() - pos_b);
+    pad_a += out_a.Put(absl::MakeConstSpan(branches_a).subspan(pos_a, n_a));
+    pad_b += out_b.Put(absl::MakeConstSpan(branches_b).subspan(pos_b, n_b));
+    pos_a += n_a;
+    pos_b += n_b;
+    if (k % 2 == 1 || (pos_a == branches_a.size() && pos_b == branches_b.size())) {
+      a.Pass(sink.get());
+      b.Pass(sink.get());
+    }
+  }
+  ASSERT_GT(pad_a, 0u) << "no wrap";
+  ASSERT_GT(pad_b, 0u) << "no wrap";
+  CaptureSummary summary;
+  AddAuxDrain(a.drain, &summary);
+  AddAuxDrain(b.drain, &summary);
+  ASSERT_TRUE(sink->End(summary).ok());
+  // What the alignment cut is exactly the kernel's padding.
+  EXPECT_EQ(a.drain.stats().unaligned_bytes, pad_a);
+  EXPECT_EQ(b.drain.stats().unaligned_bytes, pad_b);
+  EXPECT_EQ(summary.aux_bytes, (branches_a.size() + branches_b.size()) * kBtsRecord);
+
+  // Each thread's chunks: whole records, its idx and tid, CPU -1; together
+  // every record in order, no padding.
+  std::vector<uint8_t> trace[2];
+  size_t chunks_of[2] = {0, 0};
+  for (const Chunk& c : ReadChunks(path)) {
+    ASSERT_LT(c.idx, 2u);
+    EXPECT_EQ(c.tid, c.idx == 0 ? 1001 : 1002);
+    EXPECT_EQ(c.cpu, -1);
+    ASSERT_EQ(c.size % kBtsRecord, 0u) << "a chunk that is not whole records";
+    trace[c.idx].insert(trace[c.idx].end(), c.payload.begin(), c.payload.begin() + c.size);
+    ++chunks_of[c.idx];
+  }
+  EXPECT_GT(chunks_of[0], 1u);
+  EXPECT_GT(chunks_of[1], 1u);
+  EXPECT_TRUE(trace[0] == BranchBytes(branches_a)) << "thread A's records";
+  EXPECT_TRUE(trace[1] == BranchBytes(branches_b)) << "thread B's records";
+
+  // `perfring dump`: the intel_bts AUXTRACE_INFO and per-thread AUXTRACE lines.
+  size_t info_lines = 0, auxtrace_lines = 0;
+  for (const std::string& line : TextLines(DumpText(path))) {
+    const nlohmann::json j = nlohmann::json::parse(line);
+    if (j.at("type") == "AUXTRACE_INFO") {
+      ++info_lines;
+      ASSERT_TRUE(j.contains("intel_bts")) << line;
+      EXPECT_EQ(j["intel_bts"]["pmu_type"], kBtsType);
+      EXPECT_EQ(j["intel_bts"]["snapshot_mode"], 0);
+    } else if (j.at("type") == "AUXTRACE") {
+      ++auxtrace_lines;
+      EXPECT_EQ(j.at("cpu"), -1);
+      EXPECT_EQ(j.at("tid"), j.at("idx") == 0 ? 1001 : 1002);
+    }
+  }
+  EXPECT_EQ(info_lines, 1u);
+  EXPECT_EQ(auxtrace_lines, chunks_of[0] + chunks_of[1]);
+
+  // perf 6.1: every record of both threads dumped as a branch, none bad.
+  if (!perfdata::test_util::HavePerf()) GTEST_SKIP() << "perf is not installed (/usr/bin/perf)";
+  const PerfBtsDump dump = RunPerfBtsDump(path);
+  EXPECT_EQ(dump.buffers, chunks_of[0] + chunks_of[1]);
+  EXPECT_EQ(dump.bad, 0u);
+  std::multiset<std::pair<uint64_t, uint64_t>> want, got(dump.branches.begin(), dump.branches.end());
+  for (const auto* list : {&branches_a, &branches_b}) {
+    for (const Branch& br : *list) want.emplace(br.from, br.to);
+  }
+  EXPECT_EQ(dump.branches.size(), want.size());
+  EXPECT_TRUE(got == want) << "perf's branches are not the ones written";
+}
+
+TEST(AuxDrainTest, IntelBtsSnapshotAfterAWrapIsWholeRecordsOldestFirst) {
+  constexpr uint64_t kAuxSize = 8 << 10;  // 8192 % 24 = 8 bytes of padding at the end
+  Emulation emu(kAuxSize, 0, EmulatedAuxWriter::Mode::kSnapshot, ThreadArea(0, 1001), kBtsRecord);
+  BtsOutput out(&emu.writer, kAuxSize, 0);
+  const std::vector<Branch> branches = Branches(1000, 0x401000);  // 24000 bytes: wraps twice
+  const std::string path = TempPath("bts_snapshot.data");
+  const EventTable table = BtsEvents();
+  std::unique_ptr<PerfDataSink> sink = BegunSink(path, table, BtsInfo(/*snapshot=*/true));
+  out.Put(absl::MakeConstSpan(branches).subspan(0, 100));
+  ASSERT_TRUE(emu.drain.Snapshot(sink.get()).ok());
+  out.Put(absl::MakeConstSpan(branches).subspan(100));
+  ASSERT_TRUE(emu.drain.Snapshot(sink.get()).ok());
+  ASSERT_TRUE(sink->End(CaptureSummary{}).ok());
+  const std::vector<Chunk> chunks = ReadChunks(path);
+  ASSERT_EQ(chunks.size(), 2u);
+  EXPECT_EQ(chunks[0].tid, 1001);
+  EXPECT_EQ(chunks[0].cpu, -1);
+  ASSERT_EQ(chunks[0].size, 100 * kBtsRecord);
+  EXPECT_TRUE(std::equal(chunks[0].payload.begin(), chunks[0].payload.end(),
+                         BranchBytes({branches.begin(), branches.begin() + 100}).begin()));
+  // After the wrap: the area's whole records, oldest first, the 8 bytes of
+  // padding at its end cut: the newest 341 records.
+  const size_t whole = kAuxSize / kBtsRecord;
+  ASSERT_EQ(chunks[1].size, whole * kBtsRecord);
+  EXPECT_EQ(emu.drain.stats().unaligned_bytes, kAuxSize % kBtsRecord);
+  EXPECT_TRUE(chunks[1].payload == BranchBytes({branches.end() - whole, branches.end()}));
 }
 
 }  // namespace

@@ -1,11 +1,13 @@
 // record/trace_events.h on fake sysfs trees (tests/aux/trace_trees.h): which
 // -e event becomes the capture's AUX trace event, the attrs EventSet opens
 // first on every CPU (the AUX event, then the tracking dummy), the option
-// checks, and the AUXTRACE_INFO fields built from sysfs.
+// checks, and the AUXTRACE_INFO fields built from sysfs; intel_bts planned
+// per thread (CPU -1, no inherit) and refused per CPU, as perf.
 #include "record/trace_events.h"
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include <gmock/gmock.h>
@@ -32,12 +34,13 @@ class TraceEventsTest : public ::testing::Test {
     options_.paths = tree_.paths();
   }
   absl::StatusOr<std::optional<TraceEventPlan>> Plan(const std::string& events, EventList* list,
-                                                     bool system_wide = false) {
+                                                     bool system_wide = false,
+                                                     bool follow_command = true) {
     absl::StatusOr<EventList> parsed = ParseEventList(events, tree_.paths());
     if (!parsed.ok()) return parsed.status();
     *list = *std::move(parsed);
-    return PlanTraceEvent(list, options_, /*follow_command=*/!system_wide, /*inherit=*/true,
-                          system_wide, /*privileged=*/true);
+    return PlanTraceEvent(list, options_, /*follow_command=*/!system_wide && follow_command,
+                          /*inherit=*/true, system_wide, /*privileged=*/true);
   }
 
   FakeTree tree_;
@@ -115,9 +118,6 @@ TEST_F(TraceEventsTest, RefusesWhatItCannotCapture) {
   absl::StatusOr<std::optional<TraceEventPlan>> grouped = Plan("{intel_pt//,cpu-clock}", &list);
   EXPECT_TRUE(absl::IsInvalidArgument(grouped.status()));
   EXPECT_THAT(std::string(grouped.status().message()), HasSubstr("cannot be in a group"));
-  absl::StatusOr<std::optional<TraceEventPlan>> bts = Plan("intel_bts//", &list);
-  EXPECT_TRUE(absl::IsInvalidArgument(bts.status()));
-  EXPECT_THAT(std::string(bts.status().message()), HasSubstr("intel_bts traces per thread only"));
   absl::StatusOr<std::optional<TraceEventPlan>> bad = Plan("intel_pt/mtc_period=1/", &list);
   EXPECT_TRUE(absl::IsInvalidArgument(bad.status())) << bad.status();  // caps/mtc_periods: 0,3,6,9
 }
@@ -235,6 +235,89 @@ TEST_F(TraceEventsTest, ArmSpeIsRecordedWithPerfsInfo) {
   ASSERT_TRUE(record.ok()) << record.status();
   EXPECT_EQ(LoadUnaligned<uint32_t>(reinterpret_cast<const uint8_t*>(record->data()) + 8), kAuxtraceArmSpe);
   EXPECT_EQ(PrivWords(*record), (std::vector<uint64_t>{12, 1}));
+}
+
+TEST_F(TraceEventsTest, IntelBtsOfACommandIsPlannedPerThreadWithoutInherit) {
+  EventList list;
+  absl::StatusOr<std::optional<TraceEventPlan>> plan = Plan("intel_bts//u,cpu-clock", &list);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_TRUE(plan->has_value());
+  const TraceEventPlan& trace = **plan;
+  EXPECT_TRUE(trace.per_thread);
+  EXPECT_EQ(AuxtraceAlignment(trace), 24u);  // perf's struct branch
+  ASSERT_EQ(trace.prebuilt.size(), 2u);
+  const perf_event_attr& bts = trace.prebuilt[0].attr;
+  EXPECT_EQ(bts.type, 7u);
+  EXPECT_EQ(bts.config, 0u);  // intel_bts has no default config
+  EXPECT_EQ(bts.sample_period, 1u);
+  EXPECT_FALSE(bts.freq);
+  EXPECT_TRUE(bts.exclude_kernel);  // :u
+  EXPECT_TRUE(bts.enable_on_exec);
+  EXPECT_FALSE(bts.inherit) << "per-thread maps never inherit (perf's evlist__config)";
+  EXPECT_EQ(bts.sample_type & PERF_SAMPLE_CPU, 0u) << "per thread: no CPU in the samples";
+  EXPECT_EQ(bts.aux_watermark, 0u);  // the kernel's default, as perf leaves it for BTS
+  const perf_event_attr& tracking = trace.prebuilt[1].attr;
+  EXPECT_EQ(tracking.config, static_cast<uint64_t>(PERF_COUNT_SW_DUMMY));
+  EXPECT_FALSE(tracking.inherit);
+  EXPECT_TRUE(tracking.mmap2 && tracking.comm && tracking.task);
+
+  // The target: every event on CPU -1 for each task, nothing inherited.
+  Target target;
+  target.cpus = {0, 1, 2, 3};
+  target.tasks = {4242, 4243};
+  target.inherit = true;
+  ASSERT_TRUE(FitTargetToTrace(trace, &target).ok());
+  EXPECT_EQ(target.cpus, std::vector<int>{-1});
+  EXPECT_EQ(target.tasks, (std::vector<pid_t>{4242, 4243}));
+  EXPECT_FALSE(target.inherit);
+
+  // -p/-t (no command): the same, without enable_on_exec.
+  absl::StatusOr<std::optional<TraceEventPlan>> attached =
+      Plan("intel_bts//", &list, /*system_wide=*/false, /*follow_command=*/false);
+  ASSERT_TRUE(attached.ok() && attached->has_value()) << attached.status();
+  EXPECT_TRUE((*attached)->per_thread);
+  EXPECT_FALSE((*attached)->prebuilt[0].attr.enable_on_exec);
+  EXPECT_FALSE((*attached)->prebuilt[0].attr.exclude_kernel);
+
+  // intel_pt stays per CPU and inherits.
+  absl::StatusOr<std::optional<TraceEventPlan>> pt = Plan("intel_pt//", &list);
+  ASSERT_TRUE(pt.ok() && pt->has_value()) << pt.status();
+  EXPECT_FALSE((*pt)->per_thread);
+  EXPECT_EQ(AuxtraceAlignment(**pt), 0u);
+  target.cpus = {0, 1};
+  target.inherit = true;
+  ASSERT_TRUE(FitTargetToTrace(**pt, &target).ok());
+  EXPECT_EQ(target.cpus, (std::vector<int>{0, 1}));
+  EXPECT_TRUE(target.inherit);
+}
+
+TEST_F(TraceEventsTest, IntelBtsPerCpuAndSmallAuxAreasAreRefusedAsPerf) {
+  EventList list;
+  absl::StatusOr<std::optional<TraceEventPlan>> all = Plan("intel_bts//", &list, /*system_wide=*/true);
+  EXPECT_TRUE(absl::IsInvalidArgument(all.status())) << all.status();
+  EXPECT_EQ(std::string(all.status().message()),
+            "intel_bts//: intel_bts does not support per-cpu recording (-a); it traces threads: a "
+            "command, -p PID or -t TID");
+  options_.cpus = "0";  // -p PID -C 0: per-CPU events of a task, which perf refuses too
+  absl::StatusOr<std::optional<TraceEventPlan>> cpu_list =
+      Plan("intel_bts//", &list, /*system_wide=*/false, /*follow_command=*/false);
+  EXPECT_TRUE(absl::IsInvalidArgument(cpu_list.status())) << cpu_list.status();
+  EXPECT_THAT(std::string(cpu_list.status().message()), HasSubstr("does not support per-cpu recording (-C)"));
+  options_.cpus.clear();
+
+  const uint32_t page = static_cast<uint32_t>(sysconf(_SC_PAGESIZE));
+  options_.aux_pages = std::max<uint32_t>(1, (4u << 10) / page);  // 4 KiB: too small for full trace
+  absl::StatusOr<std::optional<TraceEventPlan>> small = Plan("intel_bts//", &list);
+  if (page <= (4u << 10)) {
+    EXPECT_TRUE(absl::IsInvalidArgument(small.status())) << small.status();
+    EXPECT_THAT(std::string(small.status().message()),
+                HasSubstr("invalid AUX area for intel_bts: it must be at least 8 KiB and a power of 2"));
+  }
+  options_.snapshot = true;  // a snapshot needs 4 KiB
+  absl::StatusOr<std::optional<TraceEventPlan>> snapshot = Plan("intel_bts//", &list);
+  ASSERT_TRUE(snapshot.ok() && snapshot->has_value()) << snapshot.status();
+  EXPECT_TRUE((*snapshot)->snapshot);
+  EXPECT_TRUE((*snapshot)->per_thread);
 }
 
 TEST_F(TraceEventsTest, IntelBtsInfoFromSysfsAndTheMetadataPage) {
