@@ -16,17 +16,27 @@ namespace {
 
 bool IsPowerOfTwo(size_t n) { return n != 0 && (n & (n - 1)) == 0; }
 
-absl::Status MmapError(int err, size_t aux_pages, size_t length,
-                       uint64_t aux_offset) {
+}  // namespace
+
+absl::Status AuxMmapError(int err, size_t aux_pages, size_t length,
+                          uint64_t aux_offset) {
   switch (err) {
     case EPERM:
-    case ENOMEM:
+      // perf_mmap: the pages beyond perf_event_mlock_kb count against
+      // RLIMIT_MEMLOCK; past both, without CAP_IPC_LOCK, the answer is EPERM.
       return absl::ResourceExhaustedError(absl::StrFormat(
           "mapping an AUX area of %u pages needs %u KiB of locked memory, more "
-          "than perf buffers may lock (%s): raise %s%s or the locked-memory "
+          "than perf buffers may lock (EPERM): raise %s%s or the locked-memory "
           "limit (ulimit -l), or ask for fewer AUX pages",
-          aux_pages, length / 1024, err == EPERM ? "EPERM" : "ENOMEM",
-          kPerfMlockLimitPath, PerfMlockLimitNote()));
+          aux_pages, length / 1024, kPerfMlockLimitPath, PerfMlockLimitNote()));
+    case ENOMEM:
+      // rb_alloc_aux could not get the pages (the PMU may want them in one
+      // physically contiguous block, as intel_bts in snapshot mode does).
+      return absl::ResourceExhaustedError(absl::StrFormat(
+          "the kernel could not allocate an AUX area of %u pages (%u KiB, "
+          "ENOMEM): ask for fewer AUX pages (-m DATA,AUX); some PMUs need the "
+          "whole area physically contiguous",
+          aux_pages, length / 1024));
     case EINVAL:
       return absl::InvalidArgumentError(absl::StrFormat(
           "the kernel refused to map an AUX area of %u pages at offset %u "
@@ -46,8 +56,6 @@ absl::Status MmapError(int err, size_t aux_pages, size_t length,
                                aux_pages));
   }
 }
-
-}  // namespace
 
 absl::StatusOr<AuxArea> AuxArea::Map(int fd, const MappedRing& ring,
                                      size_t aux_pages, Mode mode) {
@@ -85,7 +93,7 @@ absl::StatusOr<AuxArea> AuxArea::Map(int fd, const MappedRing& ring,
   void* base = mmap(nullptr, length, prot, MAP_SHARED, fd,
                     static_cast<off_t>(aux_offset));
   if (base == MAP_FAILED) {
-    return MmapError(errno, aux_pages, length, aux_offset);
+    return AuxMmapError(errno, aux_pages, length, aux_offset);
   }
   absl::StatusOr<AuxRegion> region =
       AuxRegion::FromMapping(meta, base, length);

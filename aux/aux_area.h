@@ -30,9 +30,7 @@ class AuxArea {
   // (`aux_pages` pages, a power of two) into `ring`'s metadata page, then
   // maps the AUX area of `fd` at aux_offset. `ring` must be `fd`'s data ring,
   // mapped read-write (MappedRing::Mode::kForward) first. Errors are one
-  // line each: EINVAL (what the kernel refused), EPERM/ENOMEM (the perf
-  // locked-memory limit: how many KiB and which knob raises it),
-  // ENODEV/EOPNOTSUPP (this event's PMU has no AUX area).
+  // line each (AuxMmapError).
   static absl::StatusOr<AuxArea> Map(int fd, const MappedRing& ring,
                                      size_t aux_pages, Mode mode);
 
@@ -62,6 +60,13 @@ class AuxArea {
   Mode mode_ = Mode::kFullTrace;
   AuxRegion region_;
 };
+
+// The one-line error for mmap's errno `err` on an AUX area: EINVAL (what
+// the kernel refused), EPERM (the perf locked-memory limit: how many KiB and
+// which knob raises it), ENOMEM (the kernel could not allocate the area),
+// ENODEV/EOPNOTSUPP (this event's PMU has no AUX area).
+absl::Status AuxMmapError(int err, size_t aux_pages, size_t length,
+                          uint64_t aux_offset);
 
 }  // namespace perfring
 

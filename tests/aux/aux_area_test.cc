@@ -8,6 +8,7 @@
 #include <linux/perf_event.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <string>
 
@@ -85,6 +86,22 @@ TEST(AuxAreaTest, AReadOnlyDataRingOrABadPageCountIsRefusedBeforeTheKernel) {
   EXPECT_EQ(area.status().message(),
             "AUX area page count must be a power of two (1, 2, 4, 8, ...); "
             "got 3");
+}
+
+// Regression: ENOMEM (rb_alloc_aux found no pages) was reported as the
+// locked-memory limit, which the kernel reports as EPERM; a user raised the
+// limit and got the same failure.
+TEST(AuxAreaTest, MmapErrnoTellsTheLockedMemoryLimitFromAFailedAllocation) {
+  const absl::Status eperm = AuxMmapError(EPERM, 64, 256 * 1024, 1 << 20);
+  EXPECT_EQ(eperm.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(eperm.message().find("locked memory"), std::string::npos) << eperm;
+  EXPECT_NE(eperm.message().find("256 KiB"), std::string::npos) << eperm;
+
+  const absl::Status enomem = AuxMmapError(ENOMEM, 64, 256 * 1024, 1 << 20);
+  EXPECT_EQ(enomem.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(enomem.message().find("locked memory"), std::string::npos) << enomem;
+  EXPECT_NE(enomem.message().find("could not allocate"), std::string::npos) << enomem;
+  EXPECT_NE(enomem.message().find("fewer AUX pages"), std::string::npos) << enomem;
 }
 
 }  // namespace
