@@ -1,5 +1,6 @@
-/* The record the exec tracer (bpf/execsnoop.bpf.c) writes into its BPF ring
- * buffer, one per exec, and that bpf/execsnoop.cc reads in place. Shared by
+/* The record the exec tracer (bpf/execsnoop.bpf.c) writes, one per exec, into
+ * its BPF ring buffer or its BPF perf buffer (the same struct on every path),
+ * and that bpf/execsnoop.cc reads. Shared by
  * the BPF program (C, clang -target bpf) and perfring (C++): fixed-size
  * fields only, same layout on both sides (checked by static asserts). */
 #ifndef PERFRING_BPF_EXECSNOOP_EVENT_H_
@@ -15,7 +16,7 @@ struct execsnoop_event {
   __u32 pid;     /* the process (tgid) that called exec */
   __u32 ppid;    /* its real parent's tgid (CO-RE read of task_struct) */
   __u32 uid;     /* real uid */
-  __u32 pad;     /* stored as 0 */
+  __u32 cpu;     /* the CPU the program ran on */
   char comm[EXECSNOOP_COMM_LEN];         /* the new image's comm, NUL-padded */
   char filename[EXECSNOOP_FILENAME_LEN]; /* NUL-terminated; bytes after the NUL are undefined */
 };

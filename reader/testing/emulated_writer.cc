@@ -82,17 +82,19 @@ bool EmulatedWriter::Write(uint32_t type, uint16_t misc,
   }
 
   const bool have_lost = pending_lost_ != 0;
-  if (!HasSpace(size + (have_lost ? kLostRecordSize : 0))) {
+  const uint32_t lost_size = kLostRecordSize + static_cast<uint32_t>(lost_trailer_.size());
+  if (!HasSpace(size + (have_lost ? lost_size : 0))) {
     ++pending_lost_;
     ++dropped_;
     return false;
   }
   if (have_lost) {
-    const perf_event_header lost_header{PERF_RECORD_LOST, 0, kLostRecordSize};
+    const perf_event_header lost_header{PERF_RECORD_LOST, 0, static_cast<uint16_t>(lost_size)};
     const uint64_t lost_body[2] = {event_id_, pending_lost_};
     Put(head_, &lost_header, sizeof(lost_header));
     Put(head_ + sizeof(lost_header), lost_body, sizeof(lost_body));
-    head_ += kLostRecordSize;
+    Put(head_ + kLostRecordSize, lost_trailer_.data(), lost_trailer_.size());
+    head_ += lost_size;
     pending_lost_ = 0;
     ++lost_records_;
   }
@@ -101,6 +103,11 @@ bool EmulatedWriter::Write(uint32_t type, uint16_t misc,
   head_ += size;
   Publish();
   return true;
+}
+
+void EmulatedWriter::SetLostTrailer(absl::Span<const uint8_t> trailer) {
+  if (trailer.size() % 8 != 0) std::abort();  // a test bug: trailers are u64 slots
+  lost_trailer_.assign(trailer.begin(), trailer.end());
 }
 
 void EmulatedWriter::WriteRaw(absl::Span<const uint8_t> bytes) {

@@ -67,7 +67,7 @@ void CopyIntoRingArea(uint8_t* area, uint64_t area_size, uint64_t pos, const voi
 class EmulatedWriter {
  public:
   enum class Mode { kForward, kBackwardOverwrite };
-  static constexpr uint32_t kLostRecordSize = 24;  // header, u64 id, u64 lost
+  static constexpr uint32_t kLostRecordSize = 24;  // header, u64 id, u64 lost (+ trailer)
 
   explicit EmulatedWriter(RingRegion region, Mode mode = Mode::kForward,
                           uint64_t event_id = 1);
@@ -75,6 +75,11 @@ class EmulatedWriter {
   // Writes the record {type, misc, size = 8 + body.size()}; the size must be
   // a multiple of 8 and at most 65528. Returns false if it was dropped.
   bool Write(uint32_t type, uint16_t misc, absl::Span<const uint8_t> body);
+
+  // The sample_id trailer (u64 slots) appended to the LOST records written
+  // from now on, as the kernel does for an attr with sample_id_all
+  // (perf_event_lost -> perf_event__output_id_sample). Empty by default.
+  void SetLostTrailer(absl::Span<const uint8_t> trailer);
 
   // Publishes `bytes` as they are at the head (no space check, no framing):
   // for tests that plant garbage where the kernel would put a record.
@@ -96,6 +101,7 @@ class EmulatedWriter {
   uint64_t dropped_ = 0;
   uint64_t pending_lost_ = 0;
   uint64_t lost_records_ = 0;
+  std::vector<uint8_t> lost_trailer_;
 };
 
 // Test payloads: the body of a `record_size`-byte record numbered `seq`
