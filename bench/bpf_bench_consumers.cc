@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "bpf/perfbuf_consumer.h"
 #include "bpf/ringbuf_consumer.h"
 
 namespace perfring::bench {
@@ -71,6 +72,31 @@ class LibbpfRingbuf : public BenchConsumer {
   ring_buffer* rb_ = nullptr;
   const absl::FunctionRef<void(const bench_record&)>* fn_ = nullptr;
   uint64_t count_ = 0;
+};
+
+class PerfringPerfbuf : public BenchConsumer {
+ public:
+  explicit PerfringPerfbuf(std::unique_ptr<bpf::PerfbufConsumer> consumer)
+      : consumer_(std::move(consumer)) {}
+  absl::StatusOr<uint64_t> Consume(absl::FunctionRef<void(const bench_record&)> fn) override {
+    return consumer_->Drain([&](const bpf::PerfbufRecord& r) {
+      if (r.raw.size() >= sizeof(bench_record)) fn(Header(r.raw.data()));
+    });
+  }
+  absl::StatusOr<uint64_t> Flush(absl::FunctionRef<void(const bench_record&)> fn) override {
+    absl::StatusOr<uint64_t> n = Consume(fn);
+    if (!n.ok()) return n;
+    absl::StatusOr<uint64_t> held = consumer_->Flush([&](const bpf::PerfbufRecord& r) {
+      if (r.raw.size() >= sizeof(bench_record)) fn(Header(r.raw.data()));
+    });
+    if (!held.ok()) return held;
+    return *n + *held;
+  }
+  uint64_t lost() const override { return consumer_->lost(); }
+  int fd() const override { return consumer_->fd(); }
+
+ private:
+  std::unique_ptr<bpf::PerfbufConsumer> consumer_;
 };
 
 // libbpf's perf_buffer over events opened with `attr` (the attr of
@@ -163,21 +189,23 @@ absl::StatusOr<std::unique_ptr<BenchConsumer>> BenchConsumer::Open(ConsumerKind 
     }
     case ConsumerKind::kLibbpfRingbuf:
       return LibbpfRingbuf::Open(map_fd);
-    case ConsumerKind::kLibbpfPerfbuf: {
-      perf_event_attr attr{};
-      attr.size = sizeof attr;
-      attr.type = PERF_TYPE_SOFTWARE;
-      attr.config = PERF_COUNT_SW_BPF_OUTPUT;
-      attr.sample_type = PERF_SAMPLE_RAW;
-      attr.sample_period = 1;
-      attr.wakeup_events = options.wakeup_events;
-      return LibbpfPerfbuf::Open(map_fd, options.perf_pages, attr);
-    }
+    case ConsumerKind::kLibbpfPerfbuf:
     case ConsumerKind::kPerfringPerfbuf:
     case ConsumerKind::kPerfringPerfbufRings:
       break;
   }
-  return absl::UnimplementedError(absl::StrCat(ConsumerName(kind), ": not built"));
+  bpf::PerfbufOptions po;
+  po.data_pages = options.perf_pages;
+  po.wakeup_events = options.wakeup_events;
+  po.ordered = kind == ConsumerKind::kPerfringPerfbuf;
+  if (kind == ConsumerKind::kLibbpfPerfbuf) {
+    // The same events as perfring's consumer opens (RAW|TIME|CPU), so both
+    // read the same records.
+    return LibbpfPerfbuf::Open(map_fd, options.perf_pages, bpf::PerfbufConsumer::BpfOutputAttr(po));
+  }
+  absl::StatusOr<std::unique_ptr<bpf::PerfbufConsumer>> c = bpf::PerfbufConsumer::Open(map_fd, po);
+  if (!c.ok()) return c.status();
+  return std::unique_ptr<BenchConsumer>(new PerfringPerfbuf(std::move(*c)));
 }
 
 }  // namespace perfring::bench

@@ -3,7 +3,7 @@
 // (bench/bpf_bench.bpf.c) and both perfring's and libbpf's consumers
 // (bench/bpf_bench_consumers.h). Needs root (or CAP_BPF + CAP_PERFMON) and
 // at least 2 online CPUs. Prints markdown tables; with --data DIR also writes
-// DIR/throughput.dat and DIR/memory.dat for gnuplot (bench/bpf_compare.sh).
+// DIR/{memory,drain,throughput}.dat for gnuplot (bench/bpf_compare.sh).
 //
 //   order       short processes on both CPUs; the same fork/exec/exit records
 //               through the ring buffer and two perf buffers (merged in time
@@ -12,12 +12,14 @@
 //   memory      the smallest buffer (data bytes, all CPUs together) that
 //               takes a burst with the consumer stalled and loses nothing,
 //               over powers of two of pages.
+//   drain       the consumer alone: a full buffer read back, records/s and
+//               the consumer's CPU time per record.
 //   throughput  records/s consumed per path and consumer, with and without
 //               wake-up batching, producers on 1 and 2 CPUs.
 //
-// Usage: bpf_compare [--only order|memory|throughput] [--seconds S]
+// Usage: bpf_compare [--only order|memory|drain|throughput] [--seconds S]
 //          [--repeat N] [--record-size B] [--batch N] [--burst N]
-//          [--processes N] [--data DIR]
+//          [--processes N] [--consumer NAME] [--data DIR]
 #include <poll.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -41,6 +43,7 @@
 #include "bench/bpf_bench_consumers.h"
 #include "bench/bpf_bench_producer.h"
 #include "bench/bpf_bench_record.h"
+#include "bpf/ringbuf_region.h"
 
 extern char** environ;
 
@@ -54,9 +57,10 @@ struct Flags {
   uint32_t record_size = 64;  // bytes per record
   uint32_t batch = 100;       // records per getpgid(); the batched wake-up interval
   uint32_t burst = 4000;      // records of the memory test's burst
-  int processes = 2000;       // short processes of the order test
+  int processes = 800;        // short processes of the order test
   uint64_t ring_bytes = 4 << 20;  // throughput: the ring buffer; the perf buffers get as much in all
   std::string data_dir;
+  std::string consumer;  // drain, throughput: only the rows whose consumer's name contains this
 };
 
 using Clock = std::chrono::steady_clock;
@@ -147,6 +151,22 @@ absl::StatusOr<Cell> RunThroughput(BpfPath path, ConsumerKind kind, int producer
   return cell;
 }
 
+// Short row names for the chart.
+const char* ChartLabel(BpfPath path, ConsumerKind kind) {
+  const bool perfring = kind == ConsumerKind::kPerfringRingbuf ||
+                        kind == ConsumerKind::kPerfringPerfbuf ||
+                        kind == ConsumerKind::kPerfringPerfbufRings;
+  switch (path) {
+    case BpfPath::kRingbufReserve: return perfring ? "rb reserve, perfring" : "rb reserve, libbpf";
+    case BpfPath::kRingbufOutput: return perfring ? "rb output, perfring" : "rb output, libbpf";
+    case BpfPath::kPerfbuf:
+      return kind == ConsumerKind::kPerfringPerfbuf        ? "pb, perfring merged"
+             : kind == ConsumerKind::kPerfringPerfbufRings ? "pb, perfring rings"
+                                                           : "pb, libbpf";
+  }
+  return "?";
+}
+
 struct ThroughputRow {
   BpfPath path;
   ConsumerKind kind;
@@ -185,15 +205,14 @@ absl::Status Throughput(int ncpus, const Flags& f) {
     const std::string path = f.data_dir + "/throughput.dat";
     dat = std::fopen(path.c_str(), "w");
     if (dat == nullptr) return absl::InternalError(absl::StrCat(path, ": ", std::strerror(errno)));
-    std::fprintf(dat, "# label");
+    std::fprintf(dat, "label");
     for (const Column& c : columns) std::fprintf(dat, " \"%s\"", c.title);
     std::fprintf(dat, "\n");
   }
   for (const ThroughputRow& row : rows) {
+    if (std::string(ConsumerName(row.kind)).find(f.consumer) == std::string::npos) continue;
     std::printf("| %s | %s |", BpfPathName(row.path), ConsumerName(row.kind));
-    if (dat != nullptr) {
-      std::fprintf(dat, "\"%s, %s\"", BpfPathName(row.path), ConsumerName(row.kind));
-    }
+    if (dat != nullptr) std::fprintf(dat, "\"%s\"", ChartLabel(row.path, row.kind));
     for (const Column& c : columns) {
       std::vector<Cell> runs;
       for (int r = 0; r < f.repeat; ++r) {
@@ -204,7 +223,7 @@ absl::Status Throughput(int ncpus, const Flags& f) {
       std::sort(runs.begin(), runs.end(),
                 [](const Cell& a, const Cell& b) { return a.consumed < b.consumed; });
       const Cell& m = runs[runs.size() / 2];
-      std::printf(" %.2f (%.0f%%) p%.2f |", m.consumed / 1e6, m.dropped * 100, m.produced / 1e6);
+      std::printf(" %.2f (%.0f%%) |", m.consumed / 1e6, m.dropped * 100);
       std::fflush(stdout);
       if (dat != nullptr) std::fprintf(dat, " %.4f", m.consumed / 1e6);
     }
@@ -213,6 +232,110 @@ absl::Status Throughput(int ncpus, const Flags& f) {
   }
   if (dat != nullptr && std::fclose(dat) != 0) {
     return absl::InternalError(absl::StrCat("writing throughput.dat: ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+// --------------------------------------------------------------------- drain
+
+// The consumer alone: the producers fill the buffer with `records` records
+// (half on each of 2 CPUs) while nobody reads, then the consumer drains them
+// all; records/s of that drain (no wake-ups, no producer on the CPU) and
+// the consumer thread's CPU time per record (what other load on the machine
+// does not change).
+struct DrainResult {
+  double wall = 0;    // records/s
+  double cpu_ns = 0;  // the consumer thread's CPU time per record
+};
+
+double ThreadCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+absl::StatusOr<DrainResult> DrainRate(ConsumerKind kind, uint32_t records, int ncpus, const Flags& f) {
+  const BpfPath path = IsRingbuf(kind) ? BpfPath::kRingbufReserve : BpfPath::kPerfbuf;
+  BenchProducerOptions po;
+  po.record_size = f.record_size;
+  po.batch = BENCH_MAX_BATCH;
+  po.ring_bytes = IsRingbuf(kind) ? f.ring_bytes * 2 : kPage;
+  po.programs = {BenchProgram(path)};
+  absl::StatusOr<std::unique_ptr<BenchProducer>> producer = BenchProducer::Load(po);
+  if (!producer.ok()) return producer.status();
+  ConsumerOptions co;
+  co.perf_pages = f.ring_bytes * 2 / kPage / ncpus;
+  absl::StatusOr<std::unique_ptr<BenchConsumer>> consumer = BenchConsumer::Open(
+      kind, IsRingbuf(kind) ? (*producer)->ring_fd() : (*producer)->perf_fd(), po.ring_bytes, co);
+  if (!consumer.ok()) return consumer.status();
+  if (absl::Status s = (*producer)->Attach(); !s.ok()) return s;
+  uint64_t consumed = 0, seen = 0;
+  auto fn = [&seen](const bench_record& r) { seen += r.seq; };
+  DrainResult rate;
+  // Twice: the first round faults in the mappings and whatever the consumer
+  // allocates (page faults are slow in this VM); the second is timed.
+  for (int round = 0; round < 2; ++round) {
+    std::vector<std::thread> threads;
+    for (int i = 0; i < 2; ++i) {
+      threads.emplace_back([&, i] {
+        (void)PinToCpu(i);
+        for (uint32_t done = 0; done < records / 2; done += po.batch) BenchProducer::Trigger();
+      });
+    }
+    for (std::thread& t : threads) t.join();
+    const Clock::time_point t0 = Clock::now();
+    const double cpu0 = ThreadCpuSeconds();
+    for (;;) {
+      absl::StatusOr<uint64_t> n = (*consumer)->Flush(fn);
+      if (!n.ok()) return n.status();
+      if (*n == 0) break;
+      consumed += *n;
+    }
+    rate.wall = records / Since(t0);
+    rate.cpu_ns = (ThreadCpuSeconds() - cpu0) * 1e9 / records;
+  }
+  sink += seen;
+  absl::StatusOr<BenchCounters> c = (*producer)->Counters();
+  if (!c.ok()) return c.status();
+  if (c->failed != 0 || consumed != c->produced) {
+    return absl::InternalError(absl::StrFormat("drain of %s: %u of %u records read, %u refused",
+                                               ConsumerName(kind), consumed, c->produced, c->failed));
+  }
+  return rate;
+}
+
+absl::Status Drain(int ncpus, const Flags& f) {
+  // As many records as fit the throughput test's buffers (doubled) with room to spare.
+  const uint32_t records = static_cast<uint32_t>(f.ring_bytes * 2 / (f.record_size + 32) / 2 / 100 * 100);
+  std::printf(
+      "\n### Drain: the consumer alone reading %u records of %u bytes left by producers on 2 CPUs "
+      "(best of %d)\n\n",
+      records, f.record_size, f.repeat);
+  std::printf("| consumer | M records/s | consumer CPU per record |\n|---|---|---|\n");
+  FILE* dat = nullptr;
+  if (!f.data_dir.empty()) {
+    const std::string path = f.data_dir + "/drain.dat";
+    dat = std::fopen(path.c_str(), "w");
+    if (dat == nullptr) return absl::InternalError(absl::StrCat(path, ": ", std::strerror(errno)));
+    std::fprintf(dat, "# consumer \"ns of consumer CPU per record\"\n");
+  }
+  for (ConsumerKind kind : {ConsumerKind::kPerfringRingbuf, ConsumerKind::kLibbpfRingbuf,
+                            ConsumerKind::kPerfringPerfbuf, ConsumerKind::kPerfringPerfbufRings,
+                            ConsumerKind::kLibbpfPerfbuf}) {
+    if (std::string(ConsumerName(kind)).find(f.consumer) == std::string::npos) continue;
+    DrainResult best;
+    for (int r = 0; r < f.repeat; ++r) {
+      absl::StatusOr<DrainResult> rate = DrainRate(kind, records, ncpus, f);
+      if (!rate.ok()) return rate.status();
+      best.wall = std::max(best.wall, rate->wall);
+      if (r == 0 || rate->cpu_ns < best.cpu_ns) best.cpu_ns = rate->cpu_ns;
+    }
+    std::printf("| %s | %.1f | %.0f ns |\n", ConsumerName(kind), best.wall / 1e6, best.cpu_ns);
+    std::fflush(stdout);
+    if (dat != nullptr) std::fprintf(dat, "\"%s\" %.1f\n", ConsumerName(kind), best.cpu_ns);
+  }
+  if (dat != nullptr && std::fclose(dat) != 0) {
+    return absl::InternalError(absl::StrCat("writing drain.dat: ", std::strerror(errno)));
   }
   return absl::OkStatus();
 }
@@ -263,17 +386,24 @@ absl::StatusOr<bool> BurstFits(BpfPath path, uint64_t pages, int burst_cpus, con
 }
 
 absl::Status Memory(int ncpus, const Flags& f) {
+  // A record's bytes in each buffer: the ring buffer's 8-byte header and
+  // 8-byte rounding; the perf buffer's PERF_RECORD_SAMPLE {header, TIME, CPU,
+  // u32 size, RAW padded to 8}.
+  const uint64_t ring_slot = bpf::RingbufSlotSize(f.record_size);
+  const uint64_t perf_sample = 8 + 8 + 8 + ((f.record_size + 4 + 7) & ~uint64_t{7});
   std::printf(
       "\n### Memory: the smallest buffer that takes a burst of %u records of %u bytes with the "
-      "consumer stalled (data bytes, all %d CPUs together)\n\n",
-      f.burst, f.record_size, ncpus);
+      "consumer stalled (data bytes, all %d CPUs together; the burst is %llu bytes in the ring "
+      "buffer, %llu in perf buffers)\n\n",
+      f.burst, f.record_size, ncpus, static_cast<unsigned long long>(f.burst * ring_slot),
+      static_cast<unsigned long long>(f.burst * perf_sample));
   std::printf("| path | burst on 1 CPU | burst over 2 CPUs |\n|---|---|---|\n");
   FILE* dat = nullptr;
   if (!f.data_dir.empty()) {
     const std::string path = f.data_dir + "/memory.dat";
     dat = std::fopen(path.c_str(), "w");
     if (dat == nullptr) return absl::InternalError(absl::StrCat(path, ": ", std::strerror(errno)));
-    std::fprintf(dat, "# label \"burst on 1 CPU\" \"burst over 2 CPUs\" (KiB)\n");
+    std::fprintf(dat, "label \"burst on 1 CPU\" \"burst over 2 CPUs\"\n");
   }
   for (BpfPath path : {BpfPath::kRingbufReserve, BpfPath::kRingbufOutput, BpfPath::kPerfbuf}) {
     std::printf("| %s |", BpfPathName(path));
@@ -398,8 +528,8 @@ absl::Status Order(int ncpus, const Flags& f) {
 
   std::printf(
       "\n### Order: %d short processes (/bin/true) from 2 threads on %d CPUs; every fork, exec "
-      "and exit of the machine through each buffer (%llu events, %llu refused)\n\n",
-      f.processes, ncpus, static_cast<unsigned long long>(c->produced / 3),
+      "and exit of the machine to each buffer (%llu events, %llu writes refused)\n\n",
+      f.processes, ncpus, static_cast<unsigned long long>(c->produced),
       static_cast<unsigned long long>(c->failed));
   if (failures > 0) std::printf("(%d spawns of /bin/true failed)\n\n", failures.load());
   std::printf("| buffer, consumer | records | out of timestamp order | worst lateness | lost |\n");
@@ -419,8 +549,9 @@ absl::Status Order(int ncpus, const Flags& f) {
 int Usage(const char* message) {
   std::fprintf(stderr, "bpf_compare: %s\n", message);
   std::fprintf(stderr,
-               "usage: bpf_compare [--only order|memory|throughput] [--seconds S] [--repeat N] "
-               "[--record-size B] [--batch N] [--burst N] [--processes N] [--data DIR]\n");
+               "usage: bpf_compare [--only order|memory|drain|throughput] [--seconds S] [--repeat N] "
+               "[--record-size B] [--batch N] [--burst N] [--processes N] [--consumer NAME] "
+               "[--data DIR]\n");
   return 2;
 }
 
@@ -433,7 +564,7 @@ int Main(int argc, char** argv) {
     bool ok = true;
     if (arg == "--only") {
       f.only = value;
-      ok = f.only == "order" || f.only == "memory" || f.only == "throughput";
+      ok = f.only == "order" || f.only == "memory" || f.only == "drain" || f.only == "throughput";
     } else if (arg == "--seconds") {
       ok = absl::SimpleAtod(value, &f.seconds) && f.seconds > 0;
     } else if (arg == "--repeat") {
@@ -447,6 +578,8 @@ int Main(int argc, char** argv) {
       ok = absl::SimpleAtoi(value, &f.burst) && f.burst >= 2;
     } else if (arg == "--processes") {
       ok = absl::SimpleAtoi(value, &f.processes) && f.processes >= 2;
+    } else if (arg == "--consumer") {
+      f.consumer = value;
     } else if (arg == "--data") {
       f.data_dir = value;
     } else {
@@ -464,7 +597,7 @@ int Main(int argc, char** argv) {
     const char* name;
     absl::Status (*run)(int, const Flags&);
   };
-  for (const Step& step : {Step{"order", Order}, Step{"memory", Memory},
+  for (const Step& step : {Step{"order", Order}, Step{"memory", Memory}, Step{"drain", Drain},
                            Step{"throughput", Throughput}}) {
     if (!f.only.empty() && f.only != step.name) continue;
     if (absl::Status s = step.run(ncpus, f); !s.ok()) {
