@@ -1,8 +1,8 @@
 // The consumers the BPF buffer benchmark (bench/bpf_compare.cc) compares,
 // behind one interface: perfring's own (bpf/ringbuf_consumer.h,
 // bpf/perfbuf_consumer.h) and libbpf's (ring_buffer, perf_buffer: here, in
-// the benchmark only). Each waits on its epoll fd and then consumes what is
-// there, handing every record to a callback as a bench_record.
+// the benchmark only). Each waits with poll(2) on its fd, then consumes what
+// is there, handing every record's header to a callback as a bench_record.
 //
 // A consumer owns its mappings (and, for the perf buffers, its events); the
 // map fd stays the producer's and must outlive it. Single consumer; not
@@ -20,18 +20,18 @@
 namespace perfring::bench {
 
 enum class ConsumerKind {
-  kPerfringRingbuf,     // bpf::RingbufConsumer, one consumer_pos release per batch
-  kLibbpfRingbuf,       // libbpf ring_buffer__consume
-  kPerfringPerfbuf,     // bpf::PerfbufConsumer, time-ordered merge across CPUs
-  kPerfringPerfbufRings,// bpf::PerfbufConsumer, ring by ring (no merge)
-  kLibbpfPerfbuf,       // libbpf perf_buffer__consume (ring by ring)
+  kPerfringRingbuf,       // bpf::RingbufConsumer, one consumer_pos release per batch
+  kLibbpfRingbuf,         // libbpf ring_buffer__consume
+  kPerfringPerfbuf,       // bpf::PerfbufConsumer, time-ordered merge across CPUs
+  kPerfringPerfbufRings,  // bpf::PerfbufConsumer, ring by ring (no merge)
+  kLibbpfPerfbuf,         // libbpf perf_buffer__consume (ring by ring)
 };
 const char* ConsumerName(ConsumerKind kind);
 bool IsRingbuf(ConsumerKind kind);
 
 struct ConsumerOptions {
-  uint32_t perf_pages = 64;     // perf buffers: data pages per CPU
-  uint32_t wakeup_events = 1;   // perf buffers: a wake-up every N samples
+  uint32_t perf_pages = 64;    // perf buffers: data pages per CPU
+  uint32_t wakeup_events = 1;  // perf buffers: a wake-up every N samples
 };
 
 class BenchConsumer {
