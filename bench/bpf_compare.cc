@@ -546,12 +546,13 @@ absl::Status Order(int ncpus, const Flags& f) {
 
 // ---------------------------------------------------------------------- main
 
-int Usage(const char* message) {
-  std::fprintf(stderr, "bpf_compare: %s\n", message);
+// One line on stderr, exit status 2.
+int Usage(const std::string& message) {
   std::fprintf(stderr,
-               "usage: bpf_compare [--only order|memory|drain|throughput] [--seconds S] [--repeat N] "
-               "[--record-size B] [--batch N] [--burst N] [--processes N] [--consumer NAME] "
-               "[--data DIR]\n");
+               "bpf_compare: %s (usage: bpf_compare [--only order|memory|drain|throughput] "
+               "[--seconds S] [--repeat N] [--record-size B] [--batch N] [--burst N] "
+               "[--processes N] [--consumer NAME] [--data DIR])\n",
+               message.c_str());
   return 2;
 }
 
@@ -559,7 +560,7 @@ int Main(int argc, char** argv) {
   Flags f;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (i + 1 >= argc) return Usage(absl::StrCat(arg, ": needs a value").c_str());
+    if (i + 1 >= argc) return Usage(absl::StrCat(arg, ": needs a value"));
     const char* value = argv[++i];
     bool ok = true;
     if (arg == "--only") {
@@ -583,9 +584,9 @@ int Main(int argc, char** argv) {
     } else if (arg == "--data") {
       f.data_dir = value;
     } else {
-      return Usage(absl::StrCat("unknown option ", arg).c_str());
+      return Usage(absl::StrCat("unknown option ", arg));
     }
-    if (!ok) return Usage(absl::StrCat(arg, " ", value, ": not a valid value").c_str());
+    if (!ok) return Usage(absl::StrCat(arg, " ", value, ": not a valid value"));
   }
   const int ncpus = sysconf(_SC_NPROCESSORS_ONLN);
   if (ncpus < 2) {
