@@ -25,9 +25,14 @@ if [ "$(id -u)" != 0 ]; then
   echo "bpf_compare.sh: must run as root (loads BPF programs, opens perf events)" >&2
   exit 1
 fi
-if [ -n "$out" ] && [ -e "$out" ] && [ ! -f "$out" ]; then
-  echo "bpf_compare.sh: $out exists and is not a regular file" >&2
-  exit 2
+if [ -n "$out" ]; then
+  case "$out" in /*) ;; *) out="$(pwd)/$out" ;; esac
+  for f in "$out" "$out.old"; do
+    if [ -e "$f" ] && [ ! -f "$f" ]; then
+      echo "bpf_compare.sh: $f exists and is not a regular file" >&2
+      exit 2
+    fi
+  done
 fi
 cd "$(dirname "$0")/.."
 if ! command -v gnuplot >/dev/null 2>&1; then
@@ -43,6 +48,12 @@ dir="$(mktemp -d)"
   nice -n -20 "$bin" --data "$dir" "$@"
 } | tee "$dir/tables.md"
 
+for d in throughput drain memory; do
+  if [ ! -f "$dir/$d.dat" ]; then
+    echo "bpf_compare.sh: no chart (a partial run: no $d data); tables in $dir" >&2
+    exit 0
+  fi
+done
 gnuplot <<GNUPLOT
 set terminal pngcairo size 1500,560 font "sans,9" noenhanced
 set output "$dir/bpf_compare.png"
