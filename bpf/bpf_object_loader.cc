@@ -1,5 +1,6 @@
 #include "bpf/bpf_object_loader.h"
 
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include <cerrno>
@@ -7,8 +8,11 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
@@ -138,6 +142,63 @@ absl::StatusOr<bpf_map*> LoadedBpfObject::Map(const std::string& map) const {
     return absl::NotFoundError(absl::StrCat("BPF object '", name_, "' has no map '", map, "'"));
   }
   return m;
+}
+
+absl::Status LoadOnlyProgram(bpf_object* object, const std::string& program) {
+  bool found = false;
+  bpf_program* prog;
+  bpf_object__for_each_program(prog, object) {
+    const bool it = program == bpf_program__name(prog);
+    found |= it;
+    if (int err = bpf_program__set_autoload(prog, it); err != 0) {
+      return absl::InternalError(absl::StrCat("choosing BPF program '", program,
+                                              "': ", std::strerror(-err)));
+    }
+  }
+  if (!found) {
+    return absl::NotFoundError(absl::StrCat("BPF object '", bpf_object__name(object),
+                                            "' has no program '", program, "'"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SetReadOnlyVariable(bpf_object* object, const std::string& name, const void* value,
+                                 size_t size) {
+  const btf* types = bpf_object__btf(object);
+  const std::string where = absl::StrCat("BPF object '", bpf_object__name(object), "'");
+  const int sec_id = types != nullptr ? btf__find_by_name_kind(types, ".rodata", BTF_KIND_DATASEC) : -1;
+  bpf_map* rodata = nullptr;
+  bpf_map* m;
+  bpf_object__for_each_map(m, object) {
+    const absl::string_view map_name = bpf_map__name(m);
+    if (bpf_map__is_internal(m) && absl::EndsWith(map_name, ".rodata")) rodata = m;
+  }
+  if (sec_id < 0 || rodata == nullptr) {
+    return absl::NotFoundError(absl::StrCat(where, " has no .rodata (no variable '", name, "')"));
+  }
+  const btf_type* sec = btf__type_by_id(types, sec_id);
+  const btf_var_secinfo* vars = btf_var_secinfos(sec);
+  for (int i = 0; i < btf_vlen(sec); ++i) {
+    const btf_type* var = btf__type_by_id(types, vars[i].type);
+    if (name != btf__name_by_offset(types, var->name_off)) continue;
+    if (vars[i].size != size) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: .rodata variable '%s' is %u bytes, not %u", where, name, vars[i].size, size));
+    }
+    size_t data_size = 0;
+    const auto* data = static_cast<const uint8_t*>(bpf_map__initial_value(rodata, &data_size));
+    if (data == nullptr || vars[i].offset + size > data_size) {
+      return absl::InternalError(absl::StrCat(where, ": .rodata has no initial value to set"));
+    }
+    std::vector<uint8_t> bytes(data, data + data_size);
+    std::memcpy(bytes.data() + vars[i].offset, value, size);
+    if (int err = bpf_map__set_initial_value(rodata, bytes.data(), bytes.size()); err != 0) {
+      return absl::InternalError(
+          absl::StrCat(where, ": setting .rodata: ", std::strerror(-err)));
+    }
+    return absl::OkStatus();
+  }
+  return absl::NotFoundError(absl::StrCat(where, " has no .rodata variable '", name, "'"));
 }
 
 }  // namespace perfring::bpf

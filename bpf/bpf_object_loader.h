@@ -16,6 +16,7 @@
 #ifndef PERFRING_BPF_BPF_OBJECT_LOADER_H_
 #define PERFRING_BPF_BPF_OBJECT_LOADER_H_
 
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <vector>
@@ -58,6 +59,18 @@ class LoadedBpfObject {
   bpf_object* object_ = nullptr;
   std::vector<bpf_link*> links_;
 };
+
+// For `before_load`: only the program named `program` is loaded (autoload off
+// for the others: one object may hold variants of a program). NotFound if
+// there is no such program.
+absl::Status LoadOnlyProgram(bpf_object* object, const std::string& program);
+
+// For `before_load`: sets the `const volatile` global `name` of the object's
+// .rodata (found through the object's BTF) to the `size` bytes at `value`,
+// so that the verifier sees it as a constant. NotFound if there is no such
+// variable; InvalidArgument if its size is not `size`.
+absl::Status SetReadOnlyVariable(bpf_object* object, const std::string& name, const void* value,
+                                 size_t size);
 
 // The one line for a bpf() refused for lack of privilege.
 absl::Status BpfPermissionError(const std::string& what);

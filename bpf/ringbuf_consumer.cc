@@ -56,8 +56,14 @@ absl::StatusOr<uint64_t> RingbufConsumer::Consume(
         ++stats_.records;
       }
       cons += slot;
+      if (release_each_) {
+        // --release-each (libbpf's way): the same release, after every record,
+        // so the producers get each slot back as soon as it is read.
+        __atomic_store_n(region_.consumer_pos, cons, __ATOMIC_RELEASE);
+        ++stats_.batches;
+      }
     }
-    if (cons != batch_start) {
+    if (cons != batch_start && !release_each_) {
       // Release once per batch: our reads of every payload above happen
       // before a producer that acquire-loads consumer_pos (the kernel's
       // smp_load_acquire in __bpf_ringbuf_reserve) reuses their space.

@@ -1,7 +1,7 @@
 // perfring's own consumer of a BPF ring buffer (not libbpf's ring_buffer):
 // walks the committed records of a RingbufRegion in reservation order and
 // hands each payload out in place, then gives the space back to the producers
-// with one release store of consumer_pos per batch.
+// with one release store of consumer_pos per batch (or per record).
 //
 // MappedRingbuf maps a BPF_MAP_TYPE_RINGBUF map's fd as libbpf does (the
 // consumer page read-write, the producer page + the double-mapped data
@@ -27,13 +27,16 @@ struct RingbufConsumerStats {
   uint64_t records = 0;    // payloads handed out
   uint64_t discarded = 0;  // DISCARD records skipped
   uint64_t busy_stops = 0; // walks that stopped at a reserved, uncommitted record
-  uint64_t batches = 0;    // consumer_pos release stores
+  uint64_t batches = 0;    // consumer_pos release stores (one per record with release_each)
 };
 
 class RingbufConsumer {
  public:
   // `region.size` must be a power of two >= 8.
-  explicit RingbufConsumer(RingbufRegion region) : region_(region) {}
+  // `release_each`: release consumer_pos after every record (libbpf's way)
+  // instead of once per batch.
+  explicit RingbufConsumer(RingbufRegion region, bool release_each = false)
+      : region_(region), release_each_(release_each) {}
 
   // Hands each committed, non-discarded payload to `fn` in order, until the
   // ring is empty or the next record is still BUSY; returns how many. The
@@ -51,6 +54,7 @@ class RingbufConsumer {
 
  private:
   RingbufRegion region_;
+  bool release_each_;
   RingbufConsumerStats stats_;
 };
 

@@ -16,8 +16,9 @@ std::string CopyOfTrue() {
   static std::atomic<int> calls{0};
   const char* tmp = std::getenv("TEST_TMPDIR");
   std::string dir = tmp != nullptr ? tmp : "/tmp";
-  std::string path = dir + "/pr_exec_" + std::to_string(getpid()) + "_" +
-                     std::to_string(time(nullptr) % 100000) + "_" + std::to_string(calls++);
+  // The call number first: the comm (the first 15 characters) differs too.
+  std::string path = dir + "/t" + std::to_string(calls++) + "_" + std::to_string(getpid()) + "_" +
+                     std::to_string(time(nullptr) % 100000);
   std::ifstream in("/bin/true", std::ios::binary);
   std::ofstream out(path, std::ios::binary);
   out << in.rdbuf();

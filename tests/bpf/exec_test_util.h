@@ -10,7 +10,7 @@
 namespace perfring::bpf::test_util {
 
 // A copy of /bin/true, mode 0755, under a name unique to this process and
-// call in TEST_TMPDIR (or /tmp).
+// call in TEST_TMPDIR (or /tmp); the comms of two calls' copies differ too.
 std::string CopyOfTrue();
 
 // Forks, pins the child to `cpu` (-1: no pinning), execs `path` and waits for

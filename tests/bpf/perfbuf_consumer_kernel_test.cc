@@ -26,11 +26,7 @@ namespace {
 
 absl::StatusOr<LoadedBpfObject> LoadPerfbufProgram() {
   return LoadedBpfObject::Load(kExecsnoopObject, "execsnoop", [](bpf_object* obj) {
-    bpf_program* prog;
-    bpf_object__for_each_program(prog, obj) {
-      bpf_program__set_autoload(prog, std::strcmp(bpf_program__name(prog), "execsnoop_perfbuf") == 0);
-    }
-    return absl::OkStatus();
+    return LoadOnlyProgram(obj, "execsnoop_perfbuf");
   });
 }
 

@@ -104,6 +104,27 @@ TEST(RingbufConsumerTest, SkipsDiscardedRecordsAndReleasesTheirSpace) {
   EXPECT_EQ(c.stats().batches, 1u);  // one release store for the three records
 }
 
+// Per batch, the producers get the space back only after the last callback;
+// with release_each (--release-each), after each record.
+TEST(RingbufConsumerTest, ReleasesConsumerPosPerBatchOrPerRecord) {
+  for (bool each : {false, true}) {
+    EmulatedRingbuf rb(4096);
+    RingbufConsumer c(rb.region(), each);
+    for (int i = 0; i < 3; ++i) ASSERT_TRUE(rb.Output(Payload(i, 8)));
+    std::vector<uint64_t> seen_pos;
+    absl::StatusOr<uint64_t> n = c.Consume([&](absl::Span<const uint8_t>) {
+      seen_pos.push_back(__atomic_load_n(rb.region().consumer_pos, __ATOMIC_ACQUIRE));
+    });
+    ASSERT_TRUE(n.ok()) << n.status();
+    const uint64_t slot = RingbufSlotSize(8);
+    const std::vector<uint64_t> want =
+        each ? std::vector<uint64_t>{0, slot, 2 * slot} : std::vector<uint64_t>{0, 0, 0};
+    EXPECT_EQ(seen_pos, want);
+    EXPECT_EQ(c.stats().batches, each ? 3u : 1u);
+    EXPECT_EQ(c.Pending(), 0u);
+  }
+}
+
 TEST(RingbufConsumerTest, AFullRingRefusesReservationsUntilConsumed) {
   EmulatedRingbuf rb(256);
   RingbufConsumer c(rb.region());
