@@ -1,7 +1,6 @@
 #include "bench/bpf_bench_producer.h"
 
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <sched.h>
 #include <sys/syscall.h>
@@ -15,40 +14,6 @@
 #include "bench/bpf_bench_record.h"
 
 namespace perfring::bench {
-
-namespace {
-
-// Sets the .rodata variable `name` (a __u32) of an opened, not yet loaded
-// object: its offset comes from the object's BTF (the .rodata DATASEC).
-absl::Status SetRodataU32(bpf_object* obj, const char* name, uint32_t value) {
-  bpf_map* rodata = bpf_object__find_map_by_name(obj, ".rodata");
-  const btf* types = bpf_object__btf(obj);
-  if (rodata == nullptr || types == nullptr) {
-    return absl::InternalError("the benchmark's BPF object has no .rodata or no BTF");
-  }
-  const int sec_id = btf__find_by_name_kind(types, ".rodata", BTF_KIND_DATASEC);
-  if (sec_id < 0) return absl::InternalError("no .rodata section in the BTF");
-  const btf_type* sec = btf__type_by_id(types, sec_id);
-  const btf_var_secinfo* vars = btf_var_secinfos(sec);
-  for (int i = 0; i < btf_vlen(sec); ++i) {
-    const btf_type* var = btf__type_by_id(types, vars[i].type);
-    if (std::strcmp(btf__name_by_offset(types, var->name_off), name) != 0) continue;
-    size_t size = 0;
-    const void* initial = bpf_map__initial_value(rodata, &size);
-    if (initial == nullptr || vars[i].offset + sizeof value > size || vars[i].size != sizeof value) {
-      return absl::InternalError(absl::StrCat(".rodata variable ", name, " is not a __u32"));
-    }
-    std::vector<char> bytes(static_cast<const char*>(initial), static_cast<const char*>(initial) + size);
-    std::memcpy(bytes.data() + vars[i].offset, &value, sizeof value);
-    if (int err = bpf_map__set_initial_value(rodata, bytes.data(), size); err != 0) {
-      return absl::InternalError(absl::StrCat("setting ", name, ": ", std::strerror(-err)));
-    }
-    return absl::OkStatus();
-  }
-  return absl::InternalError(absl::StrCat("no .rodata variable ", name));
-}
-
-}  // namespace
 
 const char* BpfPathName(BpfPath path) {
   switch (path) {
@@ -86,7 +51,14 @@ absl::StatusOr<std::unique_ptr<BenchProducer>> BenchProducer::Load(
                                    {"record_size", options.record_size},
                                    {"batch", options.batch},
                                    {"wakeup_every", options.wakeup_every}}) {
-          if (absl::Status s = SetRodataU32(obj, name, value); !s.ok()) return s;
+          if (absl::Status s = bpf::SetReadOnlyVariable(obj, name, &value, sizeof value); !s.ok()) {
+            return s;
+          }
+        }
+        // One program: only it is verified and loaded (the others are
+        // variants); the order test's three load together.
+        if (options.programs.size() == 1) {
+          if (absl::Status s = bpf::LoadOnlyProgram(obj, options.programs[0]); !s.ok()) return s;
         }
         bpf_map* rb = bpf_object__find_map_by_name(obj, "rb");
         if (rb == nullptr) return absl::InternalError("no map 'rb'");

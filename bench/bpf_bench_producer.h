@@ -1,6 +1,6 @@
 // The producer side of the BPF buffer benchmark (bench/bpf_compare.cc): loads
 // bench/bpf_bench.bpf.c with libbpf (bpf/bpf_object_loader.h) with its
-// settings in .rodata, attaches the chosen programs, triggers them from the
+// settings in .rodata (SetReadOnlyVariable), attaches the chosen programs, triggers them from the
 // calling thread (getpgid: `batch` records per call) and reads the per-CPU
 // attempt/failure counters back.
 //
@@ -30,8 +30,9 @@ struct BenchProducerOptions {
   uint32_t batch = 1;           // records per Trigger(), 1..BENCH_MAX_BATCH
   uint32_t wakeup_every = 0;    // ring buffer: 0 adaptive, N: wake-up once N records pend
   uint64_t ring_bytes = 512 * 1024;  // the BPF ring buffer map's size (power of two of pages)
-  // Programs to attach: bench_reserve / bench_output / bench_perfbuf, or
-  // order_fork + order_exec + order_exit (all the machine's process events).
+  // Programs to attach: bench_reserve / bench_output / bench_perfbuf (only
+  // that one is loaded), or order_fork + order_exec + order_exit (all the
+  // machine's process events).
   std::vector<std::string> programs;
 };
 
