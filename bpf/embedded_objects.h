@@ -18,6 +18,9 @@ extern const EmbeddedObject kExecsnoopObject;
 // bpf/testing/invalid.bpf.c: a program the verifier rejects (tests only;
 // target //bpf/testing:invalid_object).
 extern const EmbeddedObject kInvalidObject;
+// bench/bpf_bench.bpf.c: the BPF buffer benchmark's producers (target
+// //bench:bpf_bench_object).
+extern const EmbeddedObject kBpfBenchObject;
 
 }  // namespace perfring::bpf
 
