@@ -3,6 +3,7 @@
 
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -181,6 +182,12 @@ ArgParser MakeParser(RecordArgs* r) {
   return p;
 }
 
+// perf record's test for its default output: stdout is a FIFO (a pipe).
+bool StdoutIsPipe() {
+  struct stat st {};
+  return fstat(STDOUT_FILENO, &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
 bool IsJsonName(absl::string_view name) {
   return absl::EndsWith(name, ".jsonl") || absl::EndsWith(name, ".json");
 }
@@ -239,7 +246,9 @@ int RecordCommand(const std::vector<std::string>& args, const std::vector<std::s
     }
     json_path = *r.json;
   }
-  if (perfdata_path.empty() && json_path.empty()) perfdata_path = "perf.data";
+  // Neither: perf.data, or, as perf does when stdout is a pipe, pipe-format
+  // perf.data on stdout (`perfring record -- cmd | perf report -i -`).
+  if (perfdata_path.empty() && json_path.empty()) perfdata_path = StdoutIsPipe() ? "-" : "perf.data";
   if (perfdata_path == "-" && json_path == "-") {
     std::fprintf(stderr, "perfring record: -o - and --json - cannot both write to stdout\n");
     return 2;
