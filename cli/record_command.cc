@@ -178,6 +178,12 @@ ArgParser MakeParser(RecordArgs* r) {
          [r](absl::string_view v) { r->json = std::string(v); return absl::OkStatus(); }});
   p.Add({'f', "force", A::kNone, "", "accepted as perf accepts it: an existing output file is always kept as FILE.old",
          [r](absl::string_view) { return SetFlag(&r->force); }});
+  p.Add({'v', "verbose", A::kNone, "",
+         "say what is opened: each attr and perf_event_open as perf record -vv prints them, fallbacks",
+         [o](absl::string_view) {
+           o->verbose = [](const std::string& text) { std::fputs(text.c_str(), stderr); };
+           return absl::OkStatus();
+         }});
   p.Add({'h', "help", A::kNone, "", "this text", [r](absl::string_view) { return SetFlag(&r->help); }});
   return p;
 }

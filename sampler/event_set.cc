@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "sampler/attr_text.h"
 #include "sampler/text_file.h"
 #include "decode/event_format.h"
 
@@ -77,6 +78,21 @@ absl::StatusOr<EventSet> EventSet::Open(const EventList& list, const SamplerOpti
     }
   }
 
+  // perf_event_open, and with -v the attempt as perf -vv prints it (the
+  // attr once per event and after each fallback, then every open).
+  std::vector<bool> attr_shown(plan.size(), false);
+  const auto try_open = [&](size_t e, pid_t task, int cpu, int group_fd, PerfEventFd* fd) {
+    if (options.verbose && !attr_shown[e]) options.verbose(PerfEventAttrText(plan[e].attr));
+    attr_shown[e] = true;
+    const int err = PerfEventFd::TryOpen(plan[e].attr, task, cpu, group_fd, fd);
+    if (options.verbose) {
+      options.verbose(absl::StrCat(
+          OpenAttemptText(task, cpu, group_fd, PERF_FLAG_FD_CLOEXEC, err == 0 ? fd->fd() : -1, err),
+          "\n"));
+    }
+    return err;
+  };
+
   EventSet set;
   std::vector<std::vector<uint64_t>> ids(plan.size());
   std::vector<bool> opened_once(plan.size(), false);
@@ -88,7 +104,7 @@ absl::StatusOr<EventSet> EventSet::Open(const EventList& list, const SamplerOpti
         PlannedEvent& planned = plan[e];
         const int group_fd = planned.leader < 0 ? -1 : fd_of[planned.leader];
         OpenedFd opened;
-        int err = PerfEventFd::TryOpen(planned.attr, task, cpu, group_fd, &opened.fd);
+        int err = try_open(e, task, cpu, group_fd, &opened.fd);
         // perf's evsel__fallback, the first time an event is opened, as
         // often as one applies: cycles without a hardware PMU samples the
         // CPU clock; kernel counting refused (paranoid > 1) counts user
@@ -111,7 +127,8 @@ absl::StatusOr<EventSet> EventSet::Open(const EventList& list, const SamplerOpti
               BuildEventAttr(planned.spec, options, context, planned.role);
           if (!attr.ok()) return attr.status();
           planned.attr = *attr;
-          err = PerfEventFd::TryOpen(planned.attr, task, cpu, group_fd, &opened.fd);
+          attr_shown[e] = false;
+          err = try_open(e, task, cpu, group_fd, &opened.fd);
         }
         if (!reasons.empty()) {
           notice(absl::StrCat(was, ": ", absl::StrJoin(reasons, "; "), "; using ",
@@ -136,6 +153,9 @@ absl::StatusOr<EventSet> EventSet::Open(const EventList& list, const SamplerOpti
           if (!mapping.ok()) {
             return absl::Status(mapping.status().code(),
                                 absl::StrCat("ring of CPU ", cpu, ": ", mapping.status().message()));
+          }
+          if (options.verbose && set.rings_.empty()) {
+            options.verbose(absl::StrCat("mmap size ", mapping->length(), "B\n"));
           }
           set.rings_.emplace_back(cpu, *std::move(mapping));
           set.rings_.back().owner = set.fds_.size();

@@ -9,7 +9,9 @@
 
 #include <cstdint>
 #include <ctime>
+#include <functional>
 #include <optional>
+#include <string>
 
 #include "sampler/system_paths.h"
 
@@ -49,6 +51,10 @@ struct SamplerOptions {
   uint32_t mmap_pages = 128;   // -m: data pages per ring, a power of two (512 KiB)
   std::optional<uint32_t> wakeup_events;     // --wakeup-events N: wake every N samples
   std::optional<uint32_t> wakeup_watermark;  // --wakeup-watermark BYTES (default: half a ring)
+
+  // -v / --verbose: where each attr and open attempt go, as perf record -vv
+  // prints them (sampler/attr_text.h): text ending in '\n'. Empty: nowhere.
+  std::function<void(const std::string&)> verbose;
 
   // Roots of sysfs, tracefs and procfs (tests point them at fake trees).
   SystemPaths paths;
