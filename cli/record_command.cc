@@ -48,6 +48,8 @@ struct RecordArgs {
   std::optional<std::string> json;    // --json
   bool force = false;
   bool help = false;
+  int compression_level = 0;  // -z
+  bool build_ids = true;      // -B clears it
 };
 
 absl::Status SetFlag(bool* flag) {
@@ -184,6 +186,24 @@ ArgParser MakeParser(RecordArgs* r) {
            o->verbose = [](const std::string& text) { std::fputs(text.c_str(), stderr); };
            return absl::OkStatus();
          }});
+  p.Add({'z', "compression-level", A::kOptional, "N",
+         "zstd-compress the records (COMPRESSED records, as perf -z), level 1 to 22; default 1",
+         [r](absl::string_view v) {
+           uint64_t level = 1;
+           if (!v.empty()) {
+             if (absl::Status s = ParseUint64(v, &level); !s.ok()) return s;
+             if (level > 22) return absl::InvalidArgumentError("the zstd level is 0 (off) to 22");
+           }
+           r->compression_level = static_cast<int>(level);
+           return absl::OkStatus();
+         }});
+  p.Add({'n', "no-samples", A::kNone, "", "take no samples (side-band records only), as perf -n",
+         [o](absl::string_view) { return SetFlag(&o->no_samples); }});
+  p.Add({'B', "no-buildid", A::kNone, "", "no BUILD_ID feature in the perf.data",
+         [r](absl::string_view) { r->build_ids = false; return absl::OkStatus(); }});
+  p.Add({'N', "no-buildid-cache", A::kNone, "",
+         "accepted as perf accepts it: perfring never writes a build-id cache",
+         [](absl::string_view) { return absl::OkStatus(); }});
   p.Add({'h', "help", A::kNone, "", "this text", [r](absl::string_view) { return SetFlag(&r->help); }});
   return p;
 }
@@ -274,6 +294,14 @@ int RecordCommand(const std::vector<std::string>& args, const std::vector<std::s
   perfdata::RecordingInfo info;
   info.cmdline = argv;
   info.clockid = options.clockid;
+  info.build_ids = r.build_ids;
+  if (r.compression_level > 0) {
+    // As perf: each ring's worth at most per batch; mmap_len is a ring's mapping.
+    const uint32_t page = static_cast<uint32_t>(sysconf(_SC_PAGESIZE));
+    info.compression_level = r.compression_level;
+    info.compression_batch = options.mmap_pages * page;
+    info.compression_mmap_len = options.mmap_pages * page + page;
+  }
   auto notice = [&options](const std::string& line) {
     if (options.notice) options.notice(line);
     else std::fprintf(stderr, "%s\n", line.c_str());
@@ -305,6 +333,10 @@ int RecordCommand(const std::vector<std::string>& args, const std::vector<std::s
   if (!json_path.empty())
     absl::StrAppend(&outputs, outputs.empty() ? "" : " and ",
                     json_path == "-" ? "JSON Lines to stdout" : json_path);
+  if (perfdata_sink) {
+    summary->compressed_from = perfdata_sink->compressed_from();
+    summary->compressed_to = perfdata_sink->compressed_to();
+  }
   std::string text = RenderSummary(*summary, outputs);
   if (!options.quiet || summary->total.any_loss() || summary->kernel_lost != 0)
     std::fputs(text.c_str(), stderr);

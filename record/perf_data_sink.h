@@ -48,6 +48,9 @@ class PerfDataSink : public RecordSink {
   // Ctrl-C, SIGTERM or --duration.
   absl::Status End(const CaptureSummary& summary) override;
   uint64_t BytesWritten() const override { return writer_ ? writer_->data_size() : 0; }
+  // -z: bytes of records compressed, and of the COMPRESSED records made.
+  uint64_t compressed_from() const { return writer_ ? writer_->compressed_from() : 0; }
+  uint64_t compressed_to() const { return writer_ ? writer_->compressed_to() : 0; }
 
  private:
   std::string path_;

@@ -31,6 +31,8 @@ struct SamplerOptions {
   std::optional<uint64_t> freq;
   std::optional<uint64_t> period;
 
+  bool no_samples = false;  // -n / --no-samples: sample_freq/period 0, side-band only
+
   // Sample fields on request.
   CallGraph call_graph;          // -g (frame pointers), --call-graph fp|dwarf[,SIZE]
   bool sample_addr = false;      // -d / --data: ADDR (and data mmaps)
