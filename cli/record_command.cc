@@ -197,6 +197,25 @@ ArgParser MakeParser(RecordArgs* r) {
            r->compression_level = static_cast<int>(level);
            return absl::OkStatus();
          }});
+  p.Add({0, "max-size", A::kRequired, "SIZE", "stop once the output holds SIZE of records (B, K, M, G: 100M)",
+         [o](absl::string_view v) {
+           absl::StatusOr<uint64_t> bytes = ParseByteSize("--max-size", v);
+           if (!bytes.ok()) return bytes.status();
+           o->max_size = *bytes;
+           return absl::OkStatus();
+         }});
+  p.Add({0, "switch-output", A::kOptional, "signal|SIZE|TIME",
+         "rotate the perf.data to PATH.<timestamp> on SIGUSR2 (default), every SIZE (100M) or TIME (30s)",
+         [o](absl::string_view v) {
+           absl::StatusOr<SwitchOutput> mode = ParseSwitchOutput(v);
+           if (!mode.ok()) return mode.status();
+           o->switch_output = *mode;
+           return absl::OkStatus();
+         }});
+  p.Add({0, "overwrite", A::kNone, "",
+         "flight recorder: rings overwrite their oldest records; the newest are written at the end "
+         "(and on each --switch-output)",
+         [o](absl::string_view) { return SetFlag(&o->overwrite); }});
   p.Add({'n', "no-samples", A::kNone, "", "take no samples (side-band records only), as perf -n",
          [o](absl::string_view) { return SetFlag(&o->no_samples); }});
   p.Add({'B', "no-buildid", A::kNone, "", "no BUILD_ID feature in the perf.data",
@@ -286,6 +305,14 @@ int RecordCommand(const std::vector<std::string>& args, const std::vector<std::s
     if (!path.empty())
       if (absl::Status s = perfdata::CheckOutputPath(path); !s.ok()) return ReportError("record", s);
   if (options.quiet) options.notice = [](std::string_view) {};
+  const bool switching = options.switch_output.mode != SwitchOutput::Mode::kNone;
+  if (switching && (perfdata_path.empty() || perfdata_path == "-" || !json_path.empty())) {
+    std::fprintf(stderr,
+                 "perfring record: --switch-output rotates a perf.data file; it cannot be combined "
+                 "with %s\n",
+                 perfdata_path == "-" ? "pipe mode (-o - or a piped stdout)" : "JSON output");
+    return 2;
+  }
 
   // When stdout carries the capture, the command's stdout goes to stderr, as
   // perf does in pipe mode.
@@ -313,6 +340,7 @@ int RecordCommand(const std::vector<std::string>& args, const std::vector<std::s
   if (!json_path.empty()) outputs_sink.Add(&json_sink.emplace(json_path, notice));
   if (!perfdata_path.empty())
     outputs_sink.Add(&perfdata_sink.emplace(perfdata_path, std::move(info), options.paths, notice));
+  if (perfdata_sink) perfdata_sink->set_switch_output_at_end(switching);
   absl::StatusOr<CaptureSummary> summary = RunRecord(options, &outputs_sink);
   if (!summary.ok()) {
     // A command that cannot be run (127/126) or died before anything ran.
@@ -329,7 +357,9 @@ int RecordCommand(const std::vector<std::string>& args, const std::vector<std::s
 
   std::string outputs;
   if (!perfdata_path.empty())
-    outputs = perfdata_path == "-" ? "perf.data (pipe) to stdout" : perfdata_path;
+    outputs = perfdata_path == "-" ? "perf.data (pipe) to stdout"
+              : switching           ? perfdata_path + ".<timestamp>"  // as perf says it
+                                    : perfdata_path;
   if (!json_path.empty())
     absl::StrAppend(&outputs, outputs.empty() ? "" : " and ",
                     json_path == "-" ? "JSON Lines to stdout" : json_path);

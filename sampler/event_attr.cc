@@ -152,6 +152,7 @@ absl::StatusOr<perf_event_attr> BuildEventAttr(const EventSpec& spec, const Samp
   // -n / --no-samples: counted, never sampled (perf's no_samples: sample_freq
   // 0 with the rest as it was); the side-band records still come.
   if (options.no_samples) attr.sample_period = 0;
+  attr.write_backward = options.overwrite;  // --overwrite
 
   if (options.wakeup_events) {
     attr.watermark = 0;

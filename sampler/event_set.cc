@@ -149,7 +149,8 @@ absl::StatusOr<EventSet> EventSet::Open(const EventList& list, const SamplerOpti
         ids[e].push_back(*id);
         if (ring_fd < 0) {
           absl::StatusOr<MappedRing> mapping =
-              MappedRing::Map(opened.fd.fd(), options.mmap_pages, MappedRing::Mode::kForward);
+              MappedRing::Map(opened.fd.fd(), options.mmap_pages,
+                              options.overwrite ? MappedRing::Mode::kOverwrite : MappedRing::Mode::kForward);
           if (!mapping.ok()) {
             return absl::Status(mapping.status().code(),
                                 absl::StrCat("ring of CPU ", cpu, ": ", mapping.status().message()));
@@ -157,7 +158,7 @@ absl::StatusOr<EventSet> EventSet::Open(const EventList& list, const SamplerOpti
           if (options.verbose && set.rings_.empty()) {
             options.verbose(absl::StrCat("mmap size ", mapping->length(), "B\n"));
           }
-          set.rings_.emplace_back(cpu, *std::move(mapping));
+          set.rings_.emplace_back(cpu, *std::move(mapping), options.overwrite);
           set.rings_.back().owner = set.fds_.size();
           ring_fd = opened.fd.fd();
         } else if (absl::Status s = opened.fd.SetOutput(ring_fd); !s.ok()) {

@@ -51,6 +51,9 @@ struct SamplerOptions {
 
   // Rings and wake-ups.
   uint32_t mmap_pages = 128;   // -m: data pages per ring, a power of two (512 KiB)
+  // --overwrite: flight-recorder rings: attr.write_backward, mapped read-only
+  // (MappedRing::Mode::kOverwrite) and read by EventSet::Ring::overwrite.
+  bool overwrite = false;
   std::optional<uint32_t> wakeup_events;     // --wakeup-events N: wake every N samples
   std::optional<uint32_t> wakeup_watermark;  // --wakeup-watermark BYTES (default: half a ring)
 
