@@ -355,7 +355,10 @@ absl::Status Session::Loop() {
   epoll_event ready[64];
   bool stop = false;
   while (!stop && sink_status_.ok()) {
-    int timeout_ms = options_.poll ? 0 : 1000;
+    // A size to watch (--max-size, --switch-output=SIZE): the rings are read
+    // at least every 100 ms, not only when half full.
+    const bool watch_size = options_.max_size != 0 || switch_mode == SwitchOutput::Mode::kSize;
+    int timeout_ms = options_.poll ? 0 : watch_size ? 100 : 1000;
     for (const std::optional<Clock::time_point>& at : {deadline, next_switch}) {
       if (!at) continue;
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*at - Clock::now());
