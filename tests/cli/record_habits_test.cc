@@ -155,9 +155,10 @@ std::vector<std::string> Rotated(const std::string& dir, const std::string& name
   return files;
 }
 
-// The samples perf reads in a file: the lines of `perf script -F ip`.
+// The samples perf reads in a file: the lines of `perf script -F time` (one
+// per sample; an ip field would add a line per callchain frame).
 int PerfSamples(const std::string& data) {
-  const CommandResult r = RunCommand(absl::StrCat("perf script -F ip -i ", data));
+  const CommandResult r = RunCommand(absl::StrCat("perf script -F time -i ", data));
   EXPECT_EQ(r.exit_code, 0) << data << ": " << r.err;
   const std::vector<absl::string_view> lines = absl::StrSplit(r.out, '\n', absl::SkipEmpty());
   return static_cast<int>(lines.size());
