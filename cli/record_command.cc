@@ -3,6 +3,7 @@
 
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -47,6 +48,8 @@ struct RecordArgs {
   std::optional<std::string> json;    // --json
   bool force = false;
   bool help = false;
+  int compression_level = 0;  // -z
+  bool build_ids = true;      // -B clears it
 };
 
 absl::Status SetFlag(bool* flag) {
@@ -177,8 +180,57 @@ ArgParser MakeParser(RecordArgs* r) {
          [r](absl::string_view v) { r->json = std::string(v); return absl::OkStatus(); }});
   p.Add({'f', "force", A::kNone, "", "accepted as perf accepts it: an existing output file is always kept as FILE.old",
          [r](absl::string_view) { return SetFlag(&r->force); }});
+  p.Add({'v', "verbose", A::kNone, "",
+         "say what is opened: each attr and perf_event_open as perf record -vv prints them, fallbacks",
+         [o](absl::string_view) {
+           o->verbose = [](const std::string& text) { std::fputs(text.c_str(), stderr); };
+           return absl::OkStatus();
+         }});
+  p.Add({'z', "compression-level", A::kOptional, "N",
+         "zstd-compress the records (COMPRESSED records, as perf -z), level 1 to 22; default 1",
+         [r](absl::string_view v) {
+           uint64_t level = 1;
+           if (!v.empty()) {
+             if (absl::Status s = ParseUint64(v, &level); !s.ok()) return s;
+             if (level > 22) return absl::InvalidArgumentError("the zstd level is 0 (off) to 22");
+           }
+           r->compression_level = static_cast<int>(level);
+           return absl::OkStatus();
+         }});
+  p.Add({0, "max-size", A::kRequired, "SIZE", "stop once the output holds SIZE of records (B, K, M, G: 100M)",
+         [o](absl::string_view v) {
+           absl::StatusOr<uint64_t> bytes = ParseByteSize("--max-size", v);
+           if (!bytes.ok()) return bytes.status();
+           o->max_size = *bytes;
+           return absl::OkStatus();
+         }});
+  p.Add({0, "switch-output", A::kOptional, "signal|SIZE|TIME",
+         "rotate the perf.data to PATH.<timestamp> on SIGUSR2 (default), every SIZE (100M) or TIME (30s)",
+         [o](absl::string_view v) {
+           absl::StatusOr<SwitchOutput> mode = ParseSwitchOutput(v);
+           if (!mode.ok()) return mode.status();
+           o->switch_output = *mode;
+           return absl::OkStatus();
+         }});
+  p.Add({0, "overwrite", A::kNone, "",
+         "flight recorder: rings overwrite their oldest records; the newest are written at the end "
+         "(and on each --switch-output)",
+         [o](absl::string_view) { return SetFlag(&o->overwrite); }});
+  p.Add({'n', "no-samples", A::kNone, "", "take no samples (side-band records only), as perf -n",
+         [o](absl::string_view) { return SetFlag(&o->no_samples); }});
+  p.Add({'B', "no-buildid", A::kNone, "", "no BUILD_ID feature in the perf.data",
+         [r](absl::string_view) { r->build_ids = false; return absl::OkStatus(); }});
+  p.Add({'N', "no-buildid-cache", A::kNone, "",
+         "accepted as perf accepts it: perfring never writes a build-id cache",
+         [](absl::string_view) { return absl::OkStatus(); }});
   p.Add({'h', "help", A::kNone, "", "this text", [r](absl::string_view) { return SetFlag(&r->help); }});
   return p;
+}
+
+// perf record's test for its default output: stdout is a FIFO (a pipe).
+bool StdoutIsPipe() {
+  struct stat st {};
+  return fstat(STDOUT_FILENO, &st) == 0 && S_ISFIFO(st.st_mode);
 }
 
 bool IsJsonName(absl::string_view name) {
@@ -239,7 +291,9 @@ int RecordCommand(const std::vector<std::string>& args, const std::vector<std::s
     }
     json_path = *r.json;
   }
-  if (perfdata_path.empty() && json_path.empty()) perfdata_path = "perf.data";
+  // Neither: perf.data, or, as perf does when stdout is a pipe, pipe-format
+  // perf.data on stdout (`perfring record -- cmd | perf report -i -`).
+  if (perfdata_path.empty() && json_path.empty()) perfdata_path = StdoutIsPipe() ? "-" : "perf.data";
   if (perfdata_path == "-" && json_path == "-") {
     std::fprintf(stderr, "perfring record: -o - and --json - cannot both write to stdout\n");
     return 2;
@@ -251,6 +305,14 @@ int RecordCommand(const std::vector<std::string>& args, const std::vector<std::s
     if (!path.empty())
       if (absl::Status s = perfdata::CheckOutputPath(path); !s.ok()) return ReportError("record", s);
   if (options.quiet) options.notice = [](std::string_view) {};
+  const bool switching = options.switch_output.mode != SwitchOutput::Mode::kNone;
+  if (switching && (perfdata_path.empty() || perfdata_path == "-" || !json_path.empty())) {
+    std::fprintf(stderr,
+                 "perfring record: --switch-output rotates a perf.data file; it cannot be combined "
+                 "with %s\n",
+                 perfdata_path == "-" ? "pipe mode (-o - or a piped stdout)" : "JSON output");
+    return 2;
+  }
 
   // When stdout carries the capture, the command's stdout goes to stderr, as
   // perf does in pipe mode.
@@ -259,6 +321,14 @@ int RecordCommand(const std::vector<std::string>& args, const std::vector<std::s
   perfdata::RecordingInfo info;
   info.cmdline = argv;
   info.clockid = options.clockid;
+  info.build_ids = r.build_ids;
+  if (r.compression_level > 0) {
+    // As perf: each ring's worth at most per batch; mmap_len is a ring's mapping.
+    const uint32_t page = static_cast<uint32_t>(sysconf(_SC_PAGESIZE));
+    info.compression_level = r.compression_level;
+    info.compression_batch = options.mmap_pages * page;
+    info.compression_mmap_len = options.mmap_pages * page + page;
+  }
   auto notice = [&options](const std::string& line) {
     if (options.notice) options.notice(line);
     else std::fprintf(stderr, "%s\n", line.c_str());
@@ -270,6 +340,7 @@ int RecordCommand(const std::vector<std::string>& args, const std::vector<std::s
   if (!json_path.empty()) outputs_sink.Add(&json_sink.emplace(json_path, notice));
   if (!perfdata_path.empty())
     outputs_sink.Add(&perfdata_sink.emplace(perfdata_path, std::move(info), options.paths, notice));
+  if (perfdata_sink) perfdata_sink->set_switch_output_at_end(switching);
   absl::StatusOr<CaptureSummary> summary = RunRecord(options, &outputs_sink);
   if (!summary.ok()) {
     // A command that cannot be run (127/126) or died before anything ran.
@@ -286,10 +357,16 @@ int RecordCommand(const std::vector<std::string>& args, const std::vector<std::s
 
   std::string outputs;
   if (!perfdata_path.empty())
-    outputs = perfdata_path == "-" ? "perf.data (pipe) to stdout" : perfdata_path;
+    outputs = perfdata_path == "-" ? "perf.data (pipe) to stdout"
+              : switching           ? perfdata_path + ".<timestamp>"  // as perf says it
+                                    : perfdata_path;
   if (!json_path.empty())
     absl::StrAppend(&outputs, outputs.empty() ? "" : " and ",
                     json_path == "-" ? "JSON Lines to stdout" : json_path);
+  if (perfdata_sink) {
+    summary->compressed_from = perfdata_sink->compressed_from();
+    summary->compressed_to = perfdata_sink->compressed_to();
+  }
   std::string text = RenderSummary(*summary, outputs);
   if (!options.quiet || summary->total.any_loss() || summary->kernel_lost != 0)
     std::fputs(text.c_str(), stderr);

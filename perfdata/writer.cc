@@ -135,6 +135,13 @@ absl::Status Writer::Begin(const EventTable& events, const RecordingInfo& info) 
   begun_ = true;
   events_ = events;
   info_ = info;
+  if (info.compression_level > 0) {
+    if (info.compression_batch == 0 || info.compression_batch > info.compression_mmap_len) {
+      return error_ = absl::InvalidArgumentError(
+                 "perf.data writer: a compression batch must be 1 to mmap_len bytes");
+    }
+    compressor_ = std::make_unique<RecordCompressor>(info.compression_level);
+  }
   for (size_t i = 0; i < events.size(); ++i) {
     const EventInfo& e = events.at(static_cast<int>(i));
     event_desc_.push_back({e.attr, e.name, e.ids});
@@ -334,6 +341,16 @@ absl::Status Writer::WriteRecord(const uint8_t* bytes, uint32_t size) {
   }
   PERFDATA_RETURN_IF_ERROR(CheckNoPayload(bytes));
   PERFDATA_RETURN_IF_ERROR(Track(bytes, size));
+  if (compressor_ && RecordHeader::At(bytes).type != kRecordFinishedRound) {
+    // A batch never exceeds compression_batch (a record alone may).
+    if (staged_.size() + size > info_.compression_batch) PERFDATA_RETURN_IF_ERROR(CompressStaged());
+    staged_.append(reinterpret_cast<const char*>(bytes), size);
+    return absl::OkStatus();
+  }
+  return Buffer(bytes, size);
+}
+
+absl::Status Writer::Buffer(const uint8_t* bytes, uint32_t size) {
   if (size > buffer_.size() - buffered_) PERFDATA_RETURN_IF_ERROR(Flush());
   std::memcpy(buffer_.data() + buffered_, bytes, size);
   buffered_ += size;
@@ -343,8 +360,32 @@ absl::Status Writer::WriteRecord(const uint8_t* bytes, uint32_t size) {
   return absl::OkStatus();
 }
 
+absl::Status Writer::CompressStaged() {
+  if (!compressor_ || staged_.empty()) return absl::OkStatus();
+  absl::Status s = compressor_->Compress(reinterpret_cast<const uint8_t*>(staged_.data()),
+                                         staged_.size(), [this](const uint8_t* rec, uint32_t size) {
+                                           return Buffer(rec, size);
+                                         });
+  staged_.clear();
+  if (!s.ok() && error_.ok()) error_ = s;
+  return s;
+}
+
 absl::Status Writer::WriteRecords(const uint8_t* bytes, size_t size) {
   PERFDATA_RETURN_IF_ERROR(CheckState(true));
+  if (compressor_) {  // record by record into the compression batch
+    for (size_t pos = 0; pos < size;) {
+      const uint16_t rec_size = size - pos >= 8 ? RecordHeader::At(bytes + pos).size : 0;
+      if (rec_size < 8 || rec_size > size - pos) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "perf.data writer: bad record at byte %u of a %u-byte span (header.size %u)", pos, size,
+            rec_size));
+      }
+      PERFDATA_RETURN_IF_ERROR(WriteRecord(bytes + pos, rec_size));
+      pos += rec_size;
+    }
+    return absl::OkStatus();
+  }
   // Check and track every record first, so a bad span writes nothing.
   size_t pos = 0, count = 0;
   while (pos < size) {
@@ -393,6 +434,7 @@ absl::Status Writer::WriteAuxtrace(const uint8_t* bytes, uint32_t size,
     return absl::FailedPreconditionError(
         "perf.data writer: AUXTRACE before any AUXTRACE_INFO (perf cannot decode it)");
   }
+  PERFDATA_RETURN_IF_ERROR(CompressStaged());  // what came before, in order
   static constexpr uint8_t kZeros[8] = {};
   const size_t pad = static_cast<size_t>(padded - trace_size);
   const uint64_t unit = size + padded;
@@ -434,6 +476,8 @@ absl::Status Writer::WriteAuxtrace(const uint8_t* bytes, uint32_t size,
 }
 
 absl::Status Writer::WriteFinishedRound() {
+  PERFDATA_RETURN_IF_ERROR(CheckState(true));
+  PERFDATA_RETURN_IF_ERROR(CompressStaged());  // the round, then its end (uncompressed, as perf)
   uint8_t rec[8];
   Store<uint32_t>(rec, kRecordFinishedRound);
   Store<uint16_t>(rec + 4, 0);
@@ -459,6 +503,18 @@ Writer::FeatureList Writer::CommonFeatures() const {
   if (std::vector<GroupDescEntry> groups = GroupsOf(events_); !groups.empty()) {
     f.emplace_back(kFeatGroupDesc, EncodeGroupDesc(groups));
   }
+  if (compressor_) {
+    // perf's HEADER_COMPRESSED: version 0, type 1 (zstd), level, ratio
+    // (rounded; known at the end: 0 in pipe mode), mmap_len.
+    const uint64_t out = compressor_->bytes_out();
+    const uint32_t ratio =
+        out == 0 ? 0 : static_cast<uint32_t>(static_cast<double>(compressor_->bytes_in()) / out + 0.5);
+    std::string payload;
+    for (uint32_t v : {0u, 1u, static_cast<uint32_t>(info_.compression_level), ratio,
+                       info_.compression_mmap_len})
+      Append<uint32_t>(&payload, v);
+    f.emplace_back(kFeatCompressed, payload);
+  }
   if (clock_data_) {
     struct timespec res = {0, 0};
     clock_getres(static_cast<clockid_t>(clock_data_->clockid), &res);
@@ -477,8 +533,10 @@ Writer::FeatureList Writer::FileFeatures() const {
     if (end <= data_offset_ + data_size_) index.emplace_back(offset, 48);
   }
   if (!index.empty()) f.emplace_back(kFeatAuxtrace, EncodeAuxtraceIndex(index));
-  std::vector<BuildIdEntry> ids = dso_hits_.HitBuildIds();
-  if (!ids.empty()) f.emplace_back(kFeatBuildId, EncodeBuildIds(ids));
+  if (info_.build_ids) {
+    std::vector<BuildIdEntry> ids = dso_hits_.HitBuildIds();
+    if (!ids.empty()) f.emplace_back(kFeatBuildId, EncodeBuildIds(ids));
+  }
   std::sort(f.begin(), f.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
   return f;
@@ -486,6 +544,7 @@ Writer::FeatureList Writer::FileFeatures() const {
 
 absl::Status Writer::Finish() {
   PERFDATA_RETURN_IF_ERROR(CheckState(true));
+  PERFDATA_RETURN_IF_ERROR(CompressStaged());
   PERFDATA_RETURN_IF_ERROR(Flush());
   finished_ = true;
   if (pipe_mode_) return absl::OkStatus();

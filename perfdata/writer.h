@@ -47,6 +47,7 @@
 #include "decode/event_table.h"
 #include "perfdata/dso_hits.h"
 #include "perfdata/host_info.h"
+#include "perfdata/record_compressor.h"
 
 namespace perfring::perfdata {
 
@@ -60,6 +61,16 @@ struct RecordingInfo {
   // tracepoints; "" writes none. Pipe mode carries it as a
   // HEADER_TRACING_DATA record after the features, as perf does.
   std::string tracing_data;
+  // -z: the zstd level of COMPRESSED records (perfdata/record_compressor.h);
+  // 0 writes none. Records are compressed in batches of at most
+  // compression_batch bytes, and HEADER_COMPRESSED says compression_mmap_len
+  // (perf's: a ring's mapped bytes; a reader's buffer must hold a batch).
+  // FINISHED_ROUND, AUXTRACE and the trace stay uncompressed, as perf writes them.
+  int compression_level = 0;
+  uint32_t compression_batch = 0;
+  uint32_t compression_mmap_len = 0;
+  // -B / --no-buildid: no BUILD_ID feature.
+  bool build_ids = true;
 };
 
 class Writer {
@@ -110,6 +121,9 @@ class Writer {
   // "PATH.old" when Create kept a previous file there, else "".
   const std::string& kept_as() const { return kept_as_; }
   uint64_t data_size() const { return data_size_; }  // bytes of records written so far
+  // With -z: bytes of records compressed so far, and of the COMPRESSED records they made.
+  uint64_t compressed_from() const { return compressor_ ? compressor_->bytes_in() : 0; }
+  uint64_t compressed_to() const { return compressor_ ? compressor_->bytes_out() : 0; }
   uint64_t records() const { return records_; }
 
  private:
@@ -120,6 +134,10 @@ class Writer {
   // payload must follow (AUXTRACE, HEADER_TRACING_DATA).
   static absl::Status CheckNoPayload(const uint8_t* bytes);
   absl::Status Track(const uint8_t* bytes, uint32_t size);
+  // Appends one record to the file's buffer (any size, 8-aligned or not).
+  absl::Status Buffer(const uint8_t* bytes, uint32_t size);
+  // -z: the staged records as COMPRESSED records into the buffer.
+  absl::Status CompressStaged();
   // Writes the buffered bytes and then `extra` (may be empty) in one writev.
   absl::Status Flush(const uint8_t* extra = nullptr, size_t extra_size = 0);
   absl::Status WriteAll(const std::string& bytes);  // unbuffered, at the current offset
@@ -155,6 +173,9 @@ class Writer {
   uint64_t first_sample_time_ = 0, last_sample_time_ = 0;
   bool have_sample_time_ = false;
   std::optional<ClockData> clock_data_;
+
+  std::unique_ptr<RecordCompressor> compressor_;  // -z
+  std::string staged_;                             // records waiting to be compressed
 
   bool have_auxtrace_info_ = false;
   // Each AUXTRACE record written: {file offset, file offset of the end of

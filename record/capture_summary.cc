@@ -81,9 +81,15 @@ std::string RenderSummary(const CaptureSummary& s, absl::string_view output_name
   std::string out;
   absl::StrAppend(&out, "[ perfring record: Woken up ", s.wakeups, " times to write data ]\n");
   const uint64_t bytes = s.output_bytes != 0 ? s.output_bytes : s.record_bytes;
-  absl::StrAppend(&out, absl::StrFormat("[ perfring record: Captured and wrote %.3f MB%s%s (%d samples) ]\n",
+  std::string compressed;
+  if (s.compressed_to != 0) {
+    compressed = absl::StrFormat(", compressed (original %.3f MB, ratio is %.3f)",
+                                 s.compressed_from / (1024.0 * 1024.0),
+                                 static_cast<double>(s.compressed_from) / s.compressed_to);
+  }
+  absl::StrAppend(&out, absl::StrFormat("[ perfring record: Captured and wrote %.3f MB%s%s (%d samples)%s ]\n",
                                         bytes / (1024.0 * 1024.0), output_name.empty() ? "" : " ",
-                                        output_name, s.total.samples));
+                                        output_name, s.total.samples, compressed));
   const bool kernel_saw_more = s.kernel_lost > s.total.lost;
   if (s.total.any_loss() || s.kernel_lost != 0) {
     std::string line = absl::StrCat("[ perfring record: LOST ", s.total.lost, " events in ",

@@ -69,6 +69,10 @@ struct CaptureSummary {
   uint64_t reader_skipped_bytes = 0;
   uint64_t wakeups = 0;               // epoll wake-ups with ring data
   uint64_t output_bytes = 0;          // RecordSink::BytesWritten() at the end
+  // -z: bytes of records compressed, and of the COMPRESSED records they made
+  // (perf's "compressed (original X MB, ratio is Y)"); 0 without -z.
+  uint64_t compressed_from = 0, compressed_to = 0;
+  uint64_t output_switches = 0;  // --switch-output rotations during the capture
   double duration_seconds = 0;
   std::optional<int> command_status;  // the command's wait status (waitpid)
   // The command could not be exec'd after all (one line, "cannot run 'x':

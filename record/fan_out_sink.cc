@@ -33,6 +33,13 @@ absl::Status FanOutSink::EndRound() {
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::string> FanOutSink::Switch() {
+  absl::StatusOr<std::string> kept = absl::FailedPreconditionError("no output to switch");
+  for (RecordSink* sink : sinks_)
+    if (!(kept = sink->Switch()).ok()) return kept;
+  return kept;
+}
+
 absl::Status FanOutSink::End(const CaptureSummary& summary) {
   absl::Status status;
   for (RecordSink* sink : sinks_) status.Update(sink->End(summary));

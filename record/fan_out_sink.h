@@ -23,6 +23,8 @@ class FanOutSink : public RecordSink {
   absl::Status WriteAux(const aux::AuxtraceChunk& chunk,
                         absl::Span<const absl::Span<const uint8_t>> pieces) override;
   absl::Status EndRound() override;
+  // Switches every sink; the name the last one kept.
+  absl::StatusOr<std::string> Switch() override;
   absl::Status End(const CaptureSummary& summary) override;
   uint64_t BytesWritten() const override;
 

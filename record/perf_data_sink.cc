@@ -1,9 +1,19 @@
 #include "record/perf_data_sink.h"
 
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/time.h>
+
 #include <array>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <thread>
 #include <cstdint>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "perfdata/output_file.h"
 #include "perfdata/tracing_data.h"
@@ -34,6 +44,17 @@ absl::StatusOr<std::string> TracingDataFor(const EventTable& events, const Syste
   return perfdata::EncodeTracingData(*data);
 }
 
+// perf's fetch_current_timestamp: local time, YYYYmmddHHMMSS and hundredths.
+std::string PerfTimestamp() {
+  struct timeval tv;
+  gettimeofday(&tv, nullptr);
+  struct tm tm;
+  localtime_r(&tv.tv_sec, &tm);
+  char text[32];
+  strftime(text, sizeof text, "%Y%m%d%H%M%S", &tm);
+  return absl::StrFormat("%s%02u", text, static_cast<unsigned>(tv.tv_usec / 10000));
+}
+
 }  // namespace
 
 PerfDataSink::~PerfDataSink() {
@@ -47,8 +68,38 @@ absl::Status PerfDataSink::Begin(const EventTable& events) {
   absl::StatusOr<std::unique_ptr<perfdata::Writer>> writer = perfdata::Writer::Create(path_);
   if (!writer.ok()) return writer.status();
   writer_ = std::move(*writer);
+  events_ = &events;
   if (!writer_->kept_as().empty() && notice_) notice_(perfdata::KeptNotice(path_, writer_->kept_as()));
   return writer_->Begin(events, info_);
+}
+
+absl::StatusOr<std::string> PerfDataSink::FinishAndKeepTimestamped() {
+  if (writer_->pipe_mode()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("--switch-output needs a perf.data file; ", path_, " is a pipe"));
+  }
+  if (absl::Status s = writer_->Finish(); !s.ok()) return s;
+  // A name no file has: a second rotation within the same hundredth waits for the next.
+  for (int attempt = 0;; ++attempt) {
+    const std::string kept = absl::StrCat(path_, ".", PerfTimestamp());
+    if (renameat2(AT_FDCWD, path_.c_str(), AT_FDCWD, kept.c_str(), RENAME_NOREPLACE) == 0) return kept;
+    if (errno != EEXIST || attempt == 10) {
+      return absl::Status(absl::ErrnoToStatusCode(errno),
+                          absl::StrCat("cannot rename ", path_, " to ", kept, ": ", std::strerror(errno)));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+absl::StatusOr<std::string> PerfDataSink::Switch() {
+  if (!writer_) return absl::FailedPreconditionError("perf.data sink: Switch before Begin");
+  absl::StatusOr<std::string> kept = FinishAndKeepTimestamped();
+  if (!kept.ok()) return kept;
+  absl::StatusOr<std::unique_ptr<perfdata::Writer>> writer = perfdata::Writer::Create(path_);
+  if (!writer.ok()) return writer.status();
+  writer_ = std::move(*writer);
+  if (absl::Status s = writer_->Begin(*events_, info_); !s.ok()) return s;
+  return kept;
 }
 
 absl::Status PerfDataSink::Write(const RecordView& rec, const EventInfo* event) {
@@ -68,6 +119,12 @@ absl::Status PerfDataSink::WriteAux(const aux::AuxtraceChunk& chunk,
 
 absl::Status PerfDataSink::EndRound() { return writer_->WriteFinishedRound(); }
 
-absl::Status PerfDataSink::End(const CaptureSummary& summary) { return writer_->Finish(); }
+absl::Status PerfDataSink::End(const CaptureSummary& /*summary*/) {
+  if (!switch_output_at_end_) return writer_->Finish();
+  absl::StatusOr<std::string> kept = FinishAndKeepTimestamped();
+  if (!kept.ok()) return kept.status();
+  if (notice_) notice_(absl::StrCat("[ perfring record: Dump ", *kept, " ]"));
+  return absl::OkStatus();
+}
 
 }  // namespace perfring

@@ -44,17 +44,31 @@ class PerfDataSink : public RecordSink {
   absl::Status WriteAux(const aux::AuxtraceChunk& chunk,
                         absl::Span<const absl::Span<const uint8_t>> pieces) override;
   absl::Status EndRound() override;
+  // --switch-output: finishes the file, renames it PATH.<timestamp> (perf's
+  // name: local time to the hundredth of a second, YYYYmmddHHMMSScc; never
+  // over an existing file) and begins a new PATH. Pipe mode cannot.
+  absl::StatusOr<std::string> Switch() override;
   // Finishes the file (header sizes, features), so it is complete also after
-  // Ctrl-C, SIGTERM or --duration.
+  // Ctrl-C, SIGTERM or --duration. With switch_output_at_end, the last file
+  // is kept as PATH.<timestamp> too, as perf does ("Dump NAME" notice).
   absl::Status End(const CaptureSummary& summary) override;
+  void set_switch_output_at_end(bool on) { switch_output_at_end_ = on; }
   uint64_t BytesWritten() const override { return writer_ ? writer_->data_size() : 0; }
+  // -z: bytes of records compressed, and of the COMPRESSED records made.
+  uint64_t compressed_from() const { return writer_ ? writer_->compressed_from() : 0; }
+  uint64_t compressed_to() const { return writer_ ? writer_->compressed_to() : 0; }
 
  private:
   std::string path_;
   perfdata::RecordingInfo info_;
   SystemPaths system_;
   std::function<void(const std::string&)> notice_;
+  // Finishes the writer's file and renames it PATH.<timestamp>.
+  absl::StatusOr<std::string> FinishAndKeepTimestamped();
+
   std::unique_ptr<perfdata::Writer> writer_;
+  const EventTable* events_ = nullptr;  // Begin's, alive until End
+  bool switch_output_at_end_ = false;
 };
 
 }  // namespace perfring

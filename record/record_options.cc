@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -15,21 +17,28 @@ constexpr double kMaxDurationSeconds = 365.0 * 24 * 3600;
 
 bool IsPowerOfTwo(uint64_t n) { return n != 0 && (n & (n - 1)) == 0; }
 
-absl::StatusOr<uint32_t> ParsePages(absl::string_view option, absl::string_view text,
-                                    absl::string_view what) {
-  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-  absl::string_view digits = text;
-  uint64_t unit = 0;  // 0: a page count
-  if (!digits.empty()) {
-    switch (absl::ascii_toupper(static_cast<unsigned char>(digits.back()))) {
+// A size's unit letter (B, K, M or G, any case, as perf's tags): takes it
+// off the end of *digits and returns its bytes; 0 when there is none.
+uint64_t TakeSizeUnit(absl::string_view* digits) {
+  uint64_t unit = 0;
+  if (!digits->empty()) {
+    switch (absl::ascii_toupper(static_cast<unsigned char>(digits->back()))) {
       case 'B': unit = 1; break;
       case 'K': unit = 1ull << 10; break;
       case 'M': unit = 1ull << 20; break;
       case 'G': unit = 1ull << 30; break;
       default: break;
     }
-    if (unit != 0) digits.remove_suffix(1);
+    if (unit != 0) digits->remove_suffix(1);
   }
+  return unit;
+}
+
+absl::StatusOr<uint32_t> ParsePages(absl::string_view option, absl::string_view text,
+                                    absl::string_view what) {
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  absl::string_view digits = text;
+  const uint64_t unit = TakeSizeUnit(&digits);  // 0: a page count
   uint64_t value = 0;
   if (!absl::SimpleAtoi(digits, &value) || value == 0 || value > (1ull << 32)) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -150,6 +159,54 @@ absl::StatusOr<clockid_t> ParseClockId(absl::string_view text) {
   if (absl::SimpleAtoi(bare, &number) && number >= 0) return number;
   return absl::InvalidArgumentError(absl::StrCat(
       "bad clockid '", text, "': expected monotonic, monotonic_raw, realtime, boottime, tai or a number"));
+}
+
+absl::StatusOr<uint64_t> ParseByteSize(absl::string_view option, absl::string_view text) {
+  absl::string_view digits = text;
+  const uint64_t unit = std::max<uint64_t>(TakeSizeUnit(&digits), 1);
+  uint64_t value = 0;
+  if (!absl::SimpleAtoi(digits, &value) || value == 0 || value > (uint64_t{1} << 50) / unit) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bad ", option, " '", text, "': expected a size greater than 0: bytes, or with B, K, M or G (100M)"));
+  }
+  return value * unit;
+}
+
+absl::StatusOr<SwitchOutput> ParseSwitchOutput(absl::string_view text) {
+  SwitchOutput out;
+  if (text.empty() || text == "signal") {
+    out.mode = SwitchOutput::Mode::kSignal;
+    return out;
+  }
+  // A time: a number and s, m, h or d (perf's time tags).
+  const char last = text.back();
+  uint64_t per = 0;
+  switch (last) {
+    case 's': per = 1; break;
+    case 'm': per = 60; break;
+    case 'h': per = 3600; break;
+    case 'd': per = 24 * 3600; break;
+    default: break;
+  }
+  uint64_t value = 0;
+  if (per != 0 && absl::SimpleAtoi(text.substr(0, text.size() - 1), &value)) {
+    if (value == 0 || value > static_cast<uint64_t>(kMaxDurationSeconds) / per) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "bad --switch-output '", text, "': a time must be greater than 0 and at most a year"));
+    }
+    out.mode = SwitchOutput::Mode::kTime;
+    out.seconds = static_cast<double>(value * per);
+    return out;
+  }
+  absl::StatusOr<uint64_t> bytes = ParseByteSize("--switch-output", text);
+  if (!bytes.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bad --switch-output '", text, "': expected signal, a size (100M: B, K, M, G) or a time "
+        "(30s: s, m, h, d)"));
+  }
+  out.mode = SwitchOutput::Mode::kSize;
+  out.bytes = *bytes;
+  return out;
 }
 
 }  // namespace perfring

@@ -20,6 +20,14 @@ namespace perfring {
 // Everything the sampler is told (SamplerOptions: rate, sample fields,
 // side-band, rings, system paths), plus what only a capture has: the event
 // list, the targets and the session's own settings.
+// --switch-output: when the perf.data is rotated to PATH.<timestamp>.
+struct SwitchOutput {
+  enum class Mode { kNone, kSignal, kSize, kTime };
+  Mode mode = Mode::kNone;
+  uint64_t bytes = 0;   // kSize: when this much data was written
+  double seconds = 0;   // kTime: every this many seconds
+};
+
 struct RecordOptions : SamplerOptions {
   // -e: perf's event list syntax (sampler/event_spec.h). Empty: "cycles",
   // which falls back to cpu-clock where there is no hardware PMU.
@@ -43,6 +51,14 @@ struct RecordOptions : SamplerOptions {
   bool poll = false;           // --poll: busy-poll the rings instead of sleeping in epoll
   double duration_seconds = 0; // --duration (ParseDuration): stop after this long (0: no limit)
   bool quiet = false;          // -q: no status line
+  // --max-size: stop once the output holds this many bytes of records (0: no limit).
+  uint64_t max_size = 0;
+  // --switch-output: rotate the perf.data (the sink's RecordSink::Switch) on
+  // SIGUSR2, after so many bytes, or every so many seconds.
+  SwitchOutput switch_output;
+  // (--overwrite is SamplerOptions::overwrite: nothing is read while the
+  // capture runs; the newest records are taken at the end, and on each
+  // --switch-output.)
 
   // AUX trace (an intel_pt//, cs_etm//, arm_spe// event in -e; record/trace_events.h).
   // -m DATA,AUX: pages of each AUX area, a power of two. nullopt: perf's
@@ -78,6 +94,15 @@ absl::StatusOr<MmapPagesOption> ParseMmapPagesOption(absl::string_view text);
 // exit, which perfring always takes). A snapshot size (perf's -S SIZE) is
 // InvalidArgument: a snapshot copies the whole AUX area; -m ,AUX sizes it.
 absl::Status ParseSnapshotOption(absl::string_view text);
+
+// Parses a size as perf's --max-size and --switch-output take it: bytes, or
+// a number with B, K, M or G ("100M"); greater than 0. `option` names the
+// option in the InvalidArgument message.
+absl::StatusOr<uint64_t> ParseByteSize(absl::string_view option, absl::string_view text);
+
+// Parses --switch-output's value as perf does: "" or "signal" (SIGUSR2), a
+// size ("100M", ParseByteSize) or a time with s, m, h or d ("30s", "5m").
+absl::StatusOr<SwitchOutput> ParseSwitchOutput(absl::string_view text);
 
 // Parses --duration: seconds, a positive decimal number ("2", "0.5", ".25"),
 // at most a year. Zero, negative, non-numeric, "inf"/"nan" and exponents are

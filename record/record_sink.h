@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "aux/auxtrace_record.h"
 #include "decode/event_table.h"
@@ -55,6 +56,13 @@ class RecordSink {
   // Every record written so far is older than every record to come (perf.data
   // writers emit PERF_RECORD_FINISHED_ROUND here).
   virtual absl::Status EndRound() = 0;
+  // --switch-output (between rounds): ends the current output, keeps it under
+  // a new name and begins a new one at the same path for the same events;
+  // returns the name kept. The session then writes the side-band again.
+  // Sinks that cannot rotate return Unimplemented (the default).
+  virtual absl::StatusOr<std::string> Switch() {
+    return absl::UnimplementedError("this output cannot be switched (--switch-output)");
+  }
   // The capture is over; `summary` is final except output_bytes. Flush here.
   virtual absl::Status End(const CaptureSummary& summary) = 0;
   // Bytes written so far, for the status line and the summary; 0 when the

@@ -59,9 +59,9 @@ class Epoll {
   Epoll(const Epoll&) = delete;
   Epoll& operator=(const Epoll&) = delete;
   bool ok() const { return fd_ >= 0; }
-  absl::Status Add(int fd, uint64_t tag) {
+  absl::Status Add(int fd, uint64_t tag, uint32_t events = EPOLLIN) {
     epoll_event ev{};
-    ev.events = EPOLLIN;
+    ev.events = events;
     ev.data.u64 = tag;
     if (epoll_ctl(fd_, EPOLL_CTL_ADD, fd, &ev) != 0) {
       return absl::InternalError(absl::StrCat("epoll_ctl: ", std::strerror(errno)));
@@ -90,6 +90,15 @@ void AddCounts(const std::vector<EventSet::CounterReading>& counts, CaptureSumma
   }
 }
 
+// A line for the user, as RunRecord's notices go: options.notice, or stderr.
+void Say(const RecordOptions& options, const std::string& line) {
+  if (options.notice) {
+    options.notice(line);
+  } else {
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
+}
+
 // One capture from open to close.
 class Session {
  public:
@@ -110,13 +119,20 @@ class Session {
   absl::StatusOr<CaptureSummary> Run(std::vector<std::string> notices);
 
  private:
-  absl::Status Synthesize();
+  // The side-band for what runs already; `again` after a --switch-output
+  // (a followed command's process is then synthesized from /proc too).
+  absl::Status Synthesize(bool again = false);
+  // --switch-output: what was read goes into the current file, the sink
+  // rotates, the new file gets the AUXTRACE_INFO and side-band again.
+  void SwitchOutput();
   absl::Status Start();
   absl::Status Loop();
   // One pass over every ring: every record read is counted and pushed into
   // the merge; with `release`, the pass ends a merge round and the sink gets
   // what the round releases. Returns records read.
-  size_t DrainPass(bool release = true);
+  // With --overwrite the rings are read only by a snapshot
+  // (`overwrite_snapshot`): at --switch-output and at the end.
+  size_t DrainPass(bool release = true, bool overwrite_snapshot = false);
   absl::Status Finish();
   // AUX trace: the AUXTRACE_INFO record (after Begin); full-trace areas
   // drained after each pass; one snapshot of every area (SIGUSR2, the end).
@@ -177,7 +193,7 @@ absl::StatusOr<CaptureSummary> Session::Run(std::vector<std::string> notices) {
   return summary_;
 }
 
-absl::Status Session::Synthesize() {
+absl::Status Session::Synthesize(bool again) {
   const EventInfo& first = events_.table().at(0);
   const RecordCallback emit = [&](const RecordView& rec) {
     ++summary_.synthesized_records;
@@ -190,9 +206,34 @@ absl::Status Session::Synthesize() {
     s = SynthesizeAllProcesses(first.format, options_.paths, options_.sample_addr, emit);
   } else if (!target_.existing.empty()) {
     s = SynthesizeThreads(target_.existing, first.format, options_.paths, options_.sample_addr, emit);
+  } else if (again && target_.follow_command && command_ && !command_->TryWait()) {
+    absl::StatusOr<std::vector<pid_t>> tids = ThreadsOfProcess(command_->pid(), options_.paths);
+    std::vector<ExistingThread> threads;
+    if (tids.ok())
+      for (pid_t tid : *tids) threads.push_back({command_->pid(), tid});
+    s = SynthesizeThreads(threads, first.format, options_.paths, options_.sample_addr, emit);
   }
   if (!s.ok()) return s;
   return summary_.synthesized_records != 0 ? sink_->EndRound() : absl::OkStatus();
+}
+
+void Session::SwitchOutput() {
+  const EventTable& table = events_.table();
+  DrainPass(/*release=*/false, /*overwrite_snapshot=*/true);  // what the rings hold now is this file's
+  merge_.Finish([&](const RecordView& rec) {
+    if (sink_status_.ok()) sink_status_ = sink_->Write(rec, table.Resolve(rec.bytes, rec.size));
+  });
+  if (sink_status_.ok()) sink_status_ = sink_->EndRound();
+  if (!sink_status_.ok()) return;
+  absl::StatusOr<std::string> kept = sink_->Switch();
+  if (!kept.ok()) {
+    sink_status_ = kept.status();
+    return;
+  }
+  ++summary_.output_switches;
+  Say(options_, absl::StrCat("[ perfring record: Dump ", *kept, " ]"));
+  sink_status_ = WriteAuxInfo();
+  if (sink_status_.ok()) sink_status_ = Synthesize(/*again=*/true);
 }
 
 absl::Status Session::WriteAuxInfo() {
@@ -244,12 +285,12 @@ absl::Status Session::Start() {
   return absl::OkStatus();
 }
 
-size_t Session::DrainPass(bool release) {
+size_t Session::DrainPass(bool release, bool overwrite_snapshot) {
   const EventTable& table = events_.table();
   size_t read = 0;
   for (size_t r = 0; r < events_.rings().size(); ++r) {
     EventSet::Ring& ring = events_.rings()[r];
-    read += ring.reader->ReadBatch([&](const RecordView& rec) {
+    const auto take = [&](const RecordView& rec) {
       const EventInfo* event = table.Resolve(rec.bytes, rec.size);
       if (trace_areas_ && rec.size >= sizeof(perf_event_header) &&
           reinterpret_cast<const perf_event_header*>(rec.bytes)->type == PERF_RECORD_AUX) {
@@ -263,7 +304,16 @@ size_t Session::DrainPass(bool release) {
       last_time_ = std::max(last_time_, time);
       CountRecord(rec, EventIndex(event), ring.cpu, &summary_);
       merge_.Push(time, rec);
-    });
+    };
+    if (ring.reader) {
+      read += ring.reader->ReadBatch(take);
+    } else if (ring.overwrite && overwrite_snapshot) {
+      // --overwrite: the newest records, with the ring's writes paused meanwhile, as perf does.
+      const PerfEventFd& owner = events_.fds()[ring.owner].fd;
+      if (absl::Status s = owner.PauseOutput(true); !s.ok() && sink_status_.ok()) sink_status_ = s;
+      read += ring.overwrite->ReadSnapshot(take);
+      if (absl::Status s = owner.PauseOutput(false); !s.ok() && sink_status_.ok()) sink_status_ = s;
+    }
   }
   DrainAux(/*reenable=*/true);  // not once the capture has disabled its events
   if (!release) return read;
@@ -279,7 +329,10 @@ absl::Status Session::Loop() {
   if (!epoll.ok()) return absl::InternalError(absl::StrCat("epoll_create1: ", std::strerror(errno)));
   std::vector<EventSet::OpenedFd>& fds = events_.fds();
   for (size_t i = 0; i < fds.size(); ++i) {
-    if (absl::Status s = epoll.Add(fds[i].fd.fd(), i); !s.ok()) return s;
+    // --overwrite: nothing is read while the capture runs; only a task's
+    // exit (EPOLLHUP, always reported) matters.
+    if (absl::Status s = epoll.Add(fds[i].fd.fd(), i, options_.overwrite ? 0u : uint32_t{EPOLLIN}); !s.ok())
+      return s;
   }
   if (absl::Status s = epoll.Add(signals_->fd(), kStopTag); !s.ok()) return s;
   if (command_ && command_->exit_fd() >= 0) {
@@ -290,27 +343,39 @@ absl::Status Session::Loop() {
   }
   // Per-task events report POLLHUP when their task is gone; system-wide never.
   size_t live_fds = target_.system_wide ? 0 : fds.size();
+  const auto after = [](double seconds) {
+    return Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                              std::chrono::duration<double>(seconds));
+  };
   std::optional<Clock::time_point> deadline;
-  if (options_.duration_seconds > 0) {
-    deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                  std::chrono::duration<double>(options_.duration_seconds));
-  }
+  if (options_.duration_seconds > 0) deadline = after(options_.duration_seconds);
+  const SwitchOutput::Mode switch_mode = options_.switch_output.mode;
+  std::optional<Clock::time_point> next_switch;  // --switch-output=TIME
+  if (switch_mode == SwitchOutput::Mode::kTime) next_switch = after(options_.switch_output.seconds);
   epoll_event ready[64];
   bool stop = false;
   while (!stop && sink_status_.ok()) {
-    int timeout_ms = options_.poll ? 0 : 1000;
-    if (deadline) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now());
+    // A size to watch (--max-size, --switch-output=SIZE): the rings are read
+    // at least every 100 ms, not only when half full.
+    const bool watch_size = options_.max_size != 0 || switch_mode == SwitchOutput::Mode::kSize;
+    int timeout_ms = options_.poll ? 0 : watch_size ? 100 : 1000;
+    for (const std::optional<Clock::time_point>& at : {deadline, next_switch}) {
+      if (!at) continue;
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*at - Clock::now());
       timeout_ms = std::max<int>(0, std::min<int64_t>(timeout_ms, left.count() + 1));
     }
     const int n = epoll.Wait(ready, 64, timeout_ms);
     bool ring_ready = false;
+    bool switch_now = false;
     for (int i = 0; i < n; ++i) {
       const uint64_t tag = ready[i].data.u64;
       if (tag == kSnapshotTag) {  // SIGUSR2: one snapshot, however many signals came
         if (const uint64_t requests = signals_->TakeSnapshotRequests(); requests != 0) {
-          summary_.snapshot_requests += requests;
-          SnapshotAux();
+          if (options_.snapshot) {
+            summary_.snapshot_requests += requests;
+            SnapshotAux();
+          }
+          if (switch_mode == SwitchOutput::Mode::kSignal) switch_now = true;
         }
         continue;
       }
@@ -327,6 +392,18 @@ absl::Status Session::Loop() {
     if (ring_ready) ++summary_.wakeups;
     DrainPass();
     if (deadline && Clock::now() >= *deadline) stop = true;
+    if (options_.max_size != 0 && sink_->BytesWritten() >= options_.max_size) {
+      Say(options_, absl::StrCat("[ perfring record: output size limit reached (",
+                                 sink_->BytesWritten() >> 10, " KB), stopping session ]"));
+      stop = true;
+    }
+    if (next_switch && Clock::now() >= *next_switch) {
+      switch_now = true;
+      next_switch = after(options_.switch_output.seconds);
+    }
+    if (switch_mode == SwitchOutput::Mode::kSize && sink_->BytesWritten() >= options_.switch_output.bytes)
+      switch_now = true;
+    if (switch_now && !stop && sink_status_.ok()) SwitchOutput();
     if (command_ && command_->exit_fd() < 0 && command_->TryWait()) stop = true;
     status_line_.Update(summary_, sink_->BytesWritten());
   }
@@ -357,12 +434,13 @@ absl::Status Session::Finish() {
   }
   absl::Status disable = events_.DisableAll();
   aux_reenable_ = false;
+  if (options_.overwrite) DrainPass(/*release=*/true, /*overwrite_snapshot=*/true);
   // Drain to empty: a pass reads up to each ring's head at its start.
   bool more = true;
   for (int pass = 0; more && pass < 64; ++pass) {
     DrainPass();
     more = false;
-    for (EventSet::Ring& ring : events_.rings()) more |= ring.reader->HasData();
+    for (EventSet::Ring& ring : events_.rings()) more |= ring.reader && ring.reader->HasData();
   }
   const EventTable& table = events_.table();
   merge_.Finish([&](const RecordView& rec) {
@@ -374,6 +452,7 @@ absl::Status Session::Finish() {
     for (size_t r = 0; r < trace_areas_->size(); ++r) AddAuxDrain(trace_areas_->drain(r), &summary_);
   }
   for (EventSet::Ring& ring : events_.rings()) {
+    if (!ring.reader) continue;
     summary_.reader_resyncs += ring.reader->stats().resyncs;
     summary_.reader_skipped_bytes += ring.reader->stats().skipped_bytes;
   }
@@ -457,7 +536,9 @@ absl::StatusOr<CaptureSummary> RunRecord(const RecordOptions& options, RecordSin
   // From here on a Ctrl-C stops the capture cleanly (and, in AUX snapshot
   // mode, SIGUSR2 takes a snapshot). Installed before the fork: the child
   // gets the default actions back (ForkedCommand::Fork).
-  absl::StatusOr<StopSignals> signals = StopSignals::Install(/*snapshot_requests=*/options.snapshot);
+  absl::StatusOr<StopSignals> signals = StopSignals::Install(
+      /*snapshot_requests=*/options.snapshot ||
+      options.switch_output.mode == SwitchOutput::Mode::kSignal);
   if (!signals.ok()) return signals.status();
 
   std::optional<ForkedCommand> command;

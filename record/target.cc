@@ -86,9 +86,6 @@ absl::StatusOr<Target> ResolveTarget(const RecordOptions& options) {
   if ((has_pids || has_tids) && options.system_wide) {
     return absl::InvalidArgumentError("-p/-t and -a cannot be combined (system-wide already covers every task)");
   }
-  if ((has_pids || has_tids) && target.has_command) {
-    return absl::InvalidArgumentError("-p/-t and a command cannot be combined");
-  }
   target.system_wide = options.system_wide || (has_cpus && !has_pids && !has_tids);
   if (!target.system_wide && !has_pids && !has_tids && !target.has_command) {
     return absl::InvalidArgumentError(
@@ -102,7 +99,9 @@ absl::StatusOr<Target> ResolveTarget(const RecordOptions& options) {
     target.tasks = {-1};
     return target;
   }
-  if (target.has_command) {
+  // With -p/-t (as with -a/-C) a command only bounds the capture, as in
+  // perf: it is run, not traced (`-p PID -- sleep 5`).
+  if (target.has_command && !has_pids && !has_tids) {
     target.follow_command = true;
     target.inherit = !options.no_inherit;
     return target;  // tasks: the command's pid, once forked

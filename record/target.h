@@ -34,7 +34,7 @@ struct Target {
   std::vector<pid_t> tasks;
   bool system_wide = false;
   bool inherit = false;        // events follow children of the tasks
-  bool has_command = false;    // a command is run (system-wide or followed)
+  bool has_command = false;    // a command is run (followed, or bounding -a/-C/-p/-t)
   bool follow_command = false; // the command is the traced task (enable_on_exec)
   // Threads of -p / -t that already run: COMM/MMAP2 get synthesized for them.
   // (System-wide captures synthesize every process in /proc instead.)

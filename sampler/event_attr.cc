@@ -149,6 +149,10 @@ absl::StatusOr<perf_event_attr> BuildEventAttr(const EventSpec& spec, const Samp
   // for -c, PERIOD is sampled only where the period varies (frequency mode)
   // or is 1 anyway (tracepoints by default); a fixed period is in the attr.
   if (!attr.freq && attr.sample_period != 1) attr.sample_type &= ~uint64_t{PERF_SAMPLE_PERIOD};
+  // -n / --no-samples: counted, never sampled (perf's no_samples: sample_freq
+  // 0 with the rest as it was); the side-band records still come.
+  if (options.no_samples) attr.sample_period = 0;
+  attr.write_backward = options.overwrite;  // --overwrite
 
   if (options.wakeup_events) {
     attr.watermark = 0;

@@ -1,9 +1,13 @@
 #include "sampler/event_set.h"
 
 #include <cerrno>
+#include <optional>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "sampler/attr_text.h"
+#include "sampler/text_file.h"
 #include "decode/event_format.h"
 
 namespace perfring {
@@ -13,6 +17,18 @@ namespace {
 // (no PMU for the type, or the PMU refuses the config).
 bool IsUnsupported(int err) {
   return err == ENOENT || err == ENODEV || err == ENXIO || err == EOPNOTSUPP;
+}
+
+// perf's evsel__fallback for EACCES: kernel.perf_event_paranoid above 1
+// lets an unprivileged user count user space only. The level when that
+// applies to an open of `task` that failed with `err`, else nullopt. (Not
+// for CPU-wide events, task -1: that level refuses them whatever they count.)
+std::optional<int64_t> ParanoidRefusesKernel(int err, const perf_event_attr& attr, pid_t task,
+                                             const SystemPaths& paths) {
+  if (err != EACCES || task == -1 || attr.exclude_kernel || attr.exclude_user) return std::nullopt;
+  absl::StatusOr<int64_t> paranoid = ReadIntegerFile(paths.proc + "/sys/kernel/perf_event_paranoid");
+  if (!paranoid.ok() || *paranoid <= 1) return std::nullopt;
+  return *paranoid;
 }
 
 bool IsHardwareKind(EventKind kind) {
@@ -62,6 +78,21 @@ absl::StatusOr<EventSet> EventSet::Open(const EventList& list, const SamplerOpti
     }
   }
 
+  // perf_event_open, and with -v the attempt as perf -vv prints it (the
+  // attr once per event and after each fallback, then every open).
+  std::vector<bool> attr_shown(plan.size(), false);
+  const auto try_open = [&](size_t e, pid_t task, int cpu, int group_fd, PerfEventFd* fd) {
+    if (options.verbose && !attr_shown[e]) options.verbose(PerfEventAttrText(plan[e].attr));
+    attr_shown[e] = true;
+    const int err = PerfEventFd::TryOpen(plan[e].attr, task, cpu, group_fd, fd);
+    if (options.verbose) {
+      options.verbose(absl::StrCat(
+          OpenAttemptText(task, cpu, group_fd, PERF_FLAG_FD_CLOEXEC, err == 0 ? fd->fd() : -1, err),
+          "\n"));
+    }
+    return err;
+  };
+
   EventSet set;
   std::vector<std::vector<uint64_t>> ids(plan.size());
   std::vector<bool> opened_once(plan.size(), false);
@@ -74,18 +105,35 @@ absl::StatusOr<EventSet> EventSet::Open(const EventList& list, const SamplerOpti
         PlannedEvent& planned = plan[e];
         const int group_fd = planned.leader < 0 ? -1 : fd_of[planned.leader];
         OpenedFd opened;
-        int err = PerfEventFd::TryOpen(planned.attr, task, cpu, group_fd, &opened.fd);
-        if (err != 0 && !opened_once[e] && IsUnsupported(err) && IsHardwareCycles(planned.spec)) {
-          // perf's evsel__fallback: no hardware PMU, so sample the CPU clock.
-          const std::string was = planned.spec.name;
-          planned.spec = CpuClockInsteadOfCycles(planned.spec);
+        int err = try_open(e, task, cpu, group_fd, &opened.fd);
+        // perf's evsel__fallback, the first time an event is opened, as
+        // often as one applies: cycles without a hardware PMU samples the
+        // CPU clock; kernel counting refused (paranoid > 1) counts user
+        // space only. One notice line says what was used instead and why.
+        std::vector<std::string> reasons;
+        const std::string was = planned.spec.name;
+        while (err != 0 && !opened_once[e] && reasons.size() < 2) {
+          std::optional<int64_t> paranoid;
+          if (IsUnsupported(err) && IsHardwareCycles(planned.spec)) {
+            planned.spec = CpuClockInsteadOfCycles(planned.spec);
+            reasons.push_back("not supported on this machine (no hardware PMU)");
+          } else if ((paranoid = ParanoidRefusesKernel(err, planned.attr, task, options.paths))) {
+            planned.spec = UserOnlyInstead(planned.spec);
+            reasons.push_back(absl::StrCat("kernel.perf_event_paranoid is ", *paranoid,
+                                           ": counting user space only"));
+          } else {
+            break;
+          }
           absl::StatusOr<perf_event_attr> attr =
               BuildEventAttr(planned.spec, options, context, planned.role);
           if (!attr.ok()) return attr.status();
           planned.attr = *attr;
-          notice(absl::StrCat(was, ": not supported on this machine (no hardware PMU); using ",
+          attr_shown[e] = false;
+          err = try_open(e, task, cpu, group_fd, &opened.fd);
+        }
+        if (!reasons.empty()) {
+          notice(absl::StrCat(was, ": ", absl::StrJoin(reasons, "; "), "; using ",
                               planned.spec.name, " instead"));
-          err = PerfEventFd::TryOpen(planned.attr, task, cpu, group_fd, &opened.fd);
         }
         if (err != 0) {
           if (IsUnsupported(err) && IsHardwareKind(planned.spec.kind)) {
@@ -102,14 +150,18 @@ absl::StatusOr<EventSet> EventSet::Open(const EventList& list, const SamplerOpti
         ids[e].push_back(*id);
         if (ring_fd < 0) {
           absl::StatusOr<MappedRing> mapping =
-              MappedRing::Map(opened.fd.fd(), options.mmap_pages, MappedRing::Mode::kForward);
+              MappedRing::Map(opened.fd.fd(), options.mmap_pages,
+                              options.overwrite ? MappedRing::Mode::kOverwrite : MappedRing::Mode::kForward);
           if (!mapping.ok()) {
             return absl::Status(mapping.status().code(),
                                 absl::StrCat(cpu < 0 ? absl::StrCat("ring of thread ", task)
                                                      : absl::StrCat("ring of CPU ", cpu),
                                              ": ", mapping.status().message()));
           }
-          set.rings_.emplace_back(cpu, *std::move(mapping));
+          if (options.verbose && set.rings_.empty()) {
+            options.verbose(absl::StrCat("mmap size ", mapping->length(), "B\n"));
+          }
+          set.rings_.emplace_back(cpu, *std::move(mapping), options.overwrite);
           set.rings_.back().task = cpu < 0 ? task : -1;
           set.rings_.back().owner = set.fds_.size();
           ring_fd = opened.fd.fd();

@@ -17,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "decode/event_table.h"
 #include "reader/mapped_ring.h"
+#include "reader/overwrite_reader.h"
 #include "reader/ring_reader.h"
 #include "sampler/event_attr.h"
 #include "sampler/event_spec.h"
@@ -36,13 +37,22 @@ class EventSet {
     bool group_read = false;  // leader of a braced group: read() returns the group
   };
   struct Ring {
-    Ring(int cpu, MappedRing mapping)
-        : cpu(cpu), mapping(std::move(mapping)),
-          reader(std::make_unique<RingReader>(this->mapping.region())) {}
+    Ring(int cpu, MappedRing mapping, bool overwrite = false)
+        : cpu(cpu), mapping(std::move(mapping)) {
+      if (overwrite) {
+        this->overwrite = std::make_unique<OverwriteReader>(this->mapping.region());
+      } else {
+        reader = std::make_unique<RingReader>(this->mapping.region());
+      }
+    }
     int cpu = 0;         // -1: a per-thread ring (the events of `task` on any CPU)
     pid_t task = -1;     // the task of a per-thread ring; -1 for a per-CPU ring
     MappedRing mapping;
-    std::unique_ptr<RingReader> reader;  // heap: it holds a 64 KiB scratch buffer
+    // Exactly one of them (heap: each holds a 64 KiB scratch buffer): the
+    // reader of a forward ring, or, with options.overwrite, of a read-only
+    // write_backward ring (pause its output around a snapshot).
+    std::unique_ptr<RingReader> reader;
+    std::unique_ptr<OverwriteReader> overwrite;
     size_t owner = 0;  // index in fds() of the fd the ring was mapped on
   };
   // An event whose attr is built elsewhere (aux/: a trace PMU's AUX event

@@ -323,6 +323,10 @@ absl::StatusOr<EventSpec> Parser::ParseEvent(const Piece& event) {
         return Error(event, absl::StrCat("unknown event '", parts[0], "'",
                                          DidYouMean(parts[0], SymbolicEventNames())));
       }
+      // tracefs not readable (permissions) is a runtime failure, not bad input.
+      if (absl::IsPermissionDenied(id.status())) {
+        return absl::PermissionDeniedError(Error(event, id.status().message()).message());
+      }
       return Error(event, id.status().message());
     }
     spec.kind = EventKind::kTracepoint;
@@ -406,6 +410,16 @@ EventSpec CpuClockInsteadOfCycles(const EventSpec& cycles) {
   spec.attr.precise_ip = 0;
   spec.name = spec.modifiers.empty() ? "cpu-clock" : absl::StrCat("cpu-clock:", spec.modifiers);
   return spec;
+}
+
+EventSpec UserOnlyInstead(const EventSpec& spec) {
+  EventSpec user = spec;
+  user.attr.exclude_kernel = 1;
+  user.attr.exclude_hv = 1;
+  const bool has_suffix = !user.modifiers.empty() || user.kind == EventKind::kPmu;
+  absl::StrAppend(&user.name, has_suffix ? "u" : ":u");
+  absl::StrAppend(&user.modifiers, "u");
+  return user;
 }
 
 std::vector<std::string> SymbolicEventNames() {

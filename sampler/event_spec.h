@@ -75,6 +75,12 @@ bool IsHardwareCycles(const EventSpec& spec);
 // kept, precise_ip dropped), named "cpu-clock" plus those modifiers.
 EventSpec CpuClockInsteadOfCycles(const EventSpec& cycles);
 
+// The same event counting user space only (exclude_kernel and exclude_hv
+// set), as perf falls back when kernel.perf_event_paranoid > 1 refuses an
+// unprivileged user the kernel: named with a 'u' modifier added, as perf
+// names it ("cpu-clock:u", "cpu-clock:ppu", "software/config=0/u").
+EventSpec UserOnlyInstead(const EventSpec& spec);
+
 // The symbolic hardware and software event names (for suggestions and help).
 std::vector<std::string> SymbolicEventNames();
 

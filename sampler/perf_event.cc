@@ -69,6 +69,13 @@ absl::Status PerfEventFd::Disable() const {
   return absl::OkStatus();
 }
 
+absl::Status PerfEventFd::PauseOutput(bool pause) const {
+  if (ioctl(fd_, PERF_EVENT_IOC_PAUSE_OUTPUT, pause ? 1 : 0) != 0) {
+    return IoctlError("PERF_EVENT_IOC_PAUSE_OUTPUT", fd_);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status PerfEventFd::SetOutput(int ring_fd) const {
   if (ioctl(fd_, PERF_EVENT_IOC_SET_OUTPUT, ring_fd) != 0) {
     return IoctlError("PERF_EVENT_IOC_SET_OUTPUT", fd_);

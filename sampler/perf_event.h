@@ -43,6 +43,10 @@ class PerfEventFd {
 
   absl::Status Enable() const;   // PERF_EVENT_IOC_ENABLE
   absl::Status Disable() const;  // PERF_EVENT_IOC_DISABLE
+  // PERF_EVENT_IOC_PAUSE_OUTPUT: stops (true) or restarts (false) the
+  // writes into the fd's ring, for reading an overwrite ring (the kernel
+  // counts what it drops meanwhile as lost).
+  absl::Status PauseOutput(bool pause) const;
   // PERF_EVENT_IOC_SET_OUTPUT: this event's records go to `ring_fd`'s ring
   // (same CPU, same clock).
   absl::Status SetOutput(int ring_fd) const;

@@ -9,7 +9,9 @@
 
 #include <cstdint>
 #include <ctime>
+#include <functional>
 #include <optional>
+#include <string>
 
 #include "sampler/system_paths.h"
 
@@ -29,6 +31,8 @@ struct SamplerOptions {
   std::optional<uint64_t> freq;
   std::optional<uint64_t> period;
 
+  bool no_samples = false;  // -n / --no-samples: sample_freq/period 0, side-band only
+
   // Sample fields on request.
   CallGraph call_graph;          // -g (frame pointers), --call-graph fp|dwarf[,SIZE]
   bool sample_addr = false;      // -d / --data: ADDR (and data mmaps)
@@ -47,8 +51,15 @@ struct SamplerOptions {
 
   // Rings and wake-ups.
   uint32_t mmap_pages = 128;   // -m: data pages per ring, a power of two (512 KiB)
+  // --overwrite: flight-recorder rings: attr.write_backward, mapped read-only
+  // (MappedRing::Mode::kOverwrite) and read by EventSet::Ring::overwrite.
+  bool overwrite = false;
   std::optional<uint32_t> wakeup_events;     // --wakeup-events N: wake every N samples
   std::optional<uint32_t> wakeup_watermark;  // --wakeup-watermark BYTES (default: half a ring)
+
+  // -v / --verbose: where each attr and open attempt go, as perf record -vv
+  // prints them (sampler/attr_text.h): text ending in '\n'. Empty: nowhere.
+  std::function<void(const std::string&)> verbose;
 
   // Roots of sysfs, tracefs and procfs (tests point them at fake trees).
   SystemPaths paths;

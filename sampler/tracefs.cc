@@ -1,6 +1,7 @@
 #include "sampler/tracefs.h"
 
 #include <sys/mount.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <cstring>
@@ -34,6 +35,16 @@ absl::StatusOr<std::string> FindEventsDir(const SystemPaths& paths) {
 
 absl::StatusOr<std::string> FindTracefs(const SystemPaths& paths) {
   if (absl::StatusOr<std::string> root = FindEventsDir(paths); root.ok()) return root;
+  // Mounted but not this user's to read (tracefs is mode 0700 by default):
+  // a permission problem, not a missing mount.
+  for (const std::string& root : paths.tracefs) {
+    struct stat st;
+    if (stat((root + "/events").c_str(), &st) != 0 && errno == EACCES) {
+      return absl::PermissionDeniedError(absl::StrCat(
+          "no permission to read ", root, "/events (tracefs is mounted, but not readable by this "
+          "user); run as root, or make it readable: mount -o remount,mode=755 ", root));
+    }
+  }
   std::string mount_error;
   if (paths.mount_tracefs_if_missing && !paths.tracefs.empty()) {
     if (mount("nodev", paths.tracefs[0].c_str(), "tracefs", 0, nullptr) == 0) {

@@ -15,8 +15,10 @@ namespace perfring {
 
 // The first root of paths.tracefs that has an events/ directory. When none
 // has and paths.mount_tracefs_if_missing is set, mounts tracefs on
-// paths.tracefs[0] first, as perf does. FailedPrecondition when there is
-// still none (the message says how to mount it).
+// paths.tracefs[0] first, as perf does. PermissionDenied when a root is
+// there but this user may not read it (tracefs's mode 0700: no mount is
+// tried); FailedPrecondition when there is still none (the message says how
+// to mount it).
 absl::StatusOr<std::string> FindTracefs(const SystemPaths& paths);
 
 // The id of tracepoint SUBSYSTEM:NAME. InvalidArgument for an unknown

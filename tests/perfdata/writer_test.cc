@@ -155,11 +155,12 @@ std::vector<std::string> CaptureRecords(const ProcessImage& img) {
   return recs;
 }
 
-// Writes `recs` through a Writer at `path` ("-" = stdout).
-absl::Status WriteCapture(const std::string& path, const std::vector<std::string>& recs) {
+// Writes `recs` through a Writer at `path` ("-" = stdout), with `info`'s
+// options (-z, -B).
+absl::Status WriteCapture(const std::string& path, const std::vector<std::string>& recs,
+                          RecordingInfo info = {}) {
   absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(path);
   if (!w.ok()) return w.status();
-  RecordingInfo info;
   info.cmdline = {"perfring", "record", "-o", path};
   if (absl::Status s = (*w)->Begin(OneEvent(), info); !s.ok()) return s;
   for (const std::string& r : recs) {
@@ -334,6 +335,57 @@ TEST_F(WriterTest, PerfReportDumpCountsEveryRecordWithoutWarning) {
   EXPECT_TRUE(absl::StrContains(r.out, "SAMPLE events:        120")) << r.out.substr(r.out.rfind("Aggregated"));
   EXPECT_TRUE(absl::StrContains(r.out, "MMAP2 events:          1"));
   EXPECT_TRUE(absl::StrContains(r.out, "FINISHED_ROUND events:          3"));
+}
+
+// -z: the records in COMPRESSED records (several: batches of 1 KiB), read
+// back record for record by our reader and, every sample, by perf 6.1.
+TEST_F(WriterTest, CompressedFileIsReadBackRecordForRecordByUsAndByPerf) {
+  const std::string path = TempPath("z.data");
+  RecordingInfo info;
+  info.compression_level = 1;
+  info.compression_batch = 1024;
+  info.compression_mmap_len = 8192;
+  ASSERT_TRUE(WriteCapture(path, recs_, info).ok());
+  absl::StatusOr<std::unique_ptr<Reader>> r = Reader::Open(path);
+  ASSERT_TRUE(r.ok()) << r.status();
+  std::string read;
+  int chunks = 0;
+  ASSERT_TRUE((*r)->ForEachRecord([&](const RecordRef& ref) {
+                    if (RecordHeader::At(ref.bytes).type == kRecordCompressed) {
+                      ++chunks;
+                    } else {
+                      read.append(reinterpret_cast<const char*>(ref.bytes), ref.size);
+                    }
+                    return absl::OkStatus();
+                  }).ok());
+  EXPECT_EQ(read, Concat(recs_));
+  EXPECT_GT(chunks, 3);
+  ASSERT_TRUE((*r)->features().compression.has_value());
+  EXPECT_EQ((*r)->features().compression->type, 1u);  // zstd
+  EXPECT_EQ((*r)->features().compression->level, 1u);
+  EXPECT_EQ((*r)->features().compression->mmap_len, 8192u);
+  EXPECT_GT((*r)->features().compression->ratio, 1u);
+  if (!HavePerf()) GTEST_SKIP() << "perf is not installed (our reader was checked)";
+  test_util::CommandResult script = RunCommand("/usr/bin/perf script -F comm,pid,time,ip,sym -i " + path);
+  ExpectNoPerfWarning(script);
+  std::vector<std::string> lines = absl::StrSplit(script.out, '\n', absl::SkipEmpty());
+  EXPECT_EQ(lines.size(), static_cast<size_t>(kUserSamples + kKernelSamples)) << script.out;
+  test_util::CommandResult header = RunCommand("/usr/bin/perf report --header-only -i " + path);
+  EXPECT_TRUE(absl::StrContains(header.out, "# compressed : Zstd, level = 1")) << header.out;
+}
+
+// -B / --no-buildid: no BUILD_ID feature; the records are the same.
+TEST_F(WriterTest, NoBuildIdLeavesTheFeatureOut) {
+  const std::string with = TempPath("b.data"), without = TempPath("nob.data");
+  ASSERT_TRUE(WriteCapture(with, recs_).ok());
+  RecordingInfo info;
+  info.build_ids = false;
+  ASSERT_TRUE(WriteCapture(without, recs_, info).ok());
+  absl::StatusOr<std::unique_ptr<Reader>> a = Reader::Open(with), b = Reader::Open(without);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_TRUE((*a)->features().present.test(kFeatBuildId));
+  EXPECT_FALSE((*b)->features().present.test(kFeatBuildId));
+  EXPECT_TRUE((*b)->features().build_ids.empty());
 }
 
 TEST_F(WriterTest, PerfHeaderShowsTheFeatures) {

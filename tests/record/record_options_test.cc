@@ -91,6 +91,39 @@ TEST(ParseMmapPages, SizesWithUnits) {
   EXPECT_TRUE(absl::IsInvalidArgument(ParseMmapPages("100K").status()));
 }
 
+// --max-size and --switch-output=SIZE: perf's size tags.
+TEST(ParseByteSize, BytesOrBKMG) {
+  EXPECT_EQ(*ParseByteSize("--max-size", "4096"), 4096u);
+  EXPECT_EQ(*ParseByteSize("--max-size", "20K"), 20u << 10);
+  EXPECT_EQ(*ParseByteSize("--max-size", "100m"), 100u << 20);
+  EXPECT_EQ(*ParseByteSize("--max-size", "2G"), uint64_t{2} << 30);
+  EXPECT_EQ(*ParseByteSize("--max-size", "7B"), 7u);
+  for (const char* bad : {"", "0", "K", "-1", "1.5M", "12X"}) {
+    absl::StatusOr<uint64_t> size = ParseByteSize("--max-size", bad);
+    ASSERT_TRUE(absl::IsInvalidArgument(size.status())) << bad;
+    EXPECT_THAT(std::string(size.status().message()), HasSubstr("bad --max-size"));
+  }
+}
+
+TEST(ParseSwitchOutput, SignalSizeOrTimeAsPerf) {
+  EXPECT_EQ(ParseSwitchOutput("")->mode, SwitchOutput::Mode::kSignal);
+  EXPECT_EQ(ParseSwitchOutput("signal")->mode, SwitchOutput::Mode::kSignal);
+  absl::StatusOr<SwitchOutput> size = ParseSwitchOutput("100M");
+  ASSERT_TRUE(size.ok());
+  EXPECT_EQ(size->mode, SwitchOutput::Mode::kSize);
+  EXPECT_EQ(size->bytes, 100u << 20);
+  absl::StatusOr<SwitchOutput> time = ParseSwitchOutput("30s");
+  ASSERT_TRUE(time.ok());
+  EXPECT_EQ(time->mode, SwitchOutput::Mode::kTime);
+  EXPECT_EQ(time->seconds, 30);
+  EXPECT_EQ(ParseSwitchOutput("5m")->seconds, 300);
+  EXPECT_EQ(ParseSwitchOutput("2h")->seconds, 7200);
+  EXPECT_EQ(ParseSwitchOutput("1d")->seconds, 86400);
+  for (const char* bad : {"0s", "often", "10x", "0"}) {
+    EXPECT_TRUE(absl::IsInvalidArgument(ParseSwitchOutput(bad).status())) << bad;
+  }
+}
+
 TEST(ParseDuration, PositiveSecondsWithFractions) {
   EXPECT_EQ(*ParseDuration("2"), 2.0);
   EXPECT_EQ(*ParseDuration("0.5"), 0.5);

@@ -117,9 +117,26 @@ TEST_F(ResolveTargetTest, BadCombinations) {
   options_.pids = "100";
   options_.system_wide = true;
   EXPECT_TRUE(absl::IsInvalidArgument(ResolveTarget(options_).status()));
-  options_.system_wide = false;
-  options_.command = {"/bin/true"};
-  EXPECT_TRUE(absl::IsInvalidArgument(ResolveTarget(options_).status()));
+}
+
+// perf's habit: `-p PID -- sleep 5` / `-t TID -- sleep 5` bound the attach;
+// the command is run, not traced.
+TEST_F(ResolveTargetTest, CommandWithPidOrTidOnlyBoundsTheCapture) {
+  options_.command = {"/bin/sleep", "5"};
+  options_.pids = "100";
+  absl::StatusOr<Target> target = ResolveTarget(options_);
+  ASSERT_TRUE(target.ok()) << target.status();
+  EXPECT_TRUE(target->has_command);
+  EXPECT_FALSE(target->follow_command);
+  EXPECT_FALSE(target->system_wide);
+  EXPECT_THAT(target->tasks, ElementsAre(100, 101));
+  options_.pids = "";
+  options_.tids = "101";
+  target = ResolveTarget(options_);
+  ASSERT_TRUE(target.ok()) << target.status();
+  EXPECT_TRUE(target->has_command);
+  EXPECT_FALSE(target->follow_command);
+  EXPECT_THAT(target->tasks, ElementsAre(101));
 }
 
 TEST(ThreadsOfProcess, ThisProcessWithASecondThread) {

@@ -61,6 +61,22 @@ TEST(BuildEventAttr, DefaultsOfPerfRecord) {
   EXPECT_EQ(attr.wakeup_watermark, 128u * 4096 / 2);
 }
 
+// -n: perf's attr (freq and PERIOD as without -n, sample_freq 0), so the
+// kernel never samples; the side-band stays on.
+TEST(BuildEventAttr, NoSamplesZeroesTheRateAndKeepsTheRest) {
+  SamplerOptions options;
+  options.no_samples = true;
+  EventRole tracking;
+  tracking.tracking = true;
+  const perf_event_attr attr =
+      Build(Software(PERF_COUNT_SW_CPU_CLOCK), options, CommandContext(), tracking);
+  EXPECT_EQ(attr.sample_freq, 0u);
+  EXPECT_TRUE(attr.freq);
+  EXPECT_TRUE(attr.sample_type & PERF_SAMPLE_PERIOD);
+  EXPECT_TRUE(attr.mmap && attr.comm && attr.task);
+  EXPECT_EQ(Build(Tracepoint(), options, CommandContext()).sample_period, 0u);
+}
+
 TEST(BuildEventAttr, OnlyTheTrackingEventCarriesSideBand) {
   SamplerOptions options;
   options.switch_events = true;

@@ -1,9 +1,14 @@
 // Parsing of perf's -e syntax against a fake sysfs/tracefs tree.
 #include "sampler/event_spec.h"
 
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
 #include "tests/sampler/fake_tree.h"
 
 namespace perfring {
@@ -129,6 +134,38 @@ TEST_F(EventSpecTest, MissingTracefsSaysHowToMountIt) {
   absl::StatusOr<EventList> list = ParseEventList("sched:sched_switch", empty.paths());
   ASSERT_FALSE(list.ok());
   EXPECT_THAT(std::string(list.status().message()), HasSubstr("mount -t tracefs"));
+}
+
+// tracefs mounted but mode 0700 (its default) for a normal user: "no
+// permission", a runtime failure (exit 1), not "not mounted" (exit 2). Runs
+// the parse as nobody in a child; skips where this test cannot change user.
+TEST_F(EventSpecTest, UnreadableTracefsIsAPermissionProblemNotAMissingMount) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to run the parse as nobody";
+  ASSERT_EQ(chmod(tree_.path("tracing").c_str(), 0700), 0);
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  const pid_t child = fork();
+  if (child == 0) {
+    close(pipe_fds[0]);
+    std::string out = "setuid failed";
+    if (setgid(65534) == 0 && setuid(65534) == 0) {
+      absl::StatusOr<EventList> list = ParseEventList("sched:sched_switch", tree_.paths());
+      out = list.ok() ? "ok" : absl::StrCat(absl::StatusCodeToString(list.status().code()), ": ",
+                                          list.status().message());
+    }
+    (void)!write(pipe_fds[1], out.data(), out.size());
+    _exit(0);
+  }
+  close(pipe_fds[1]);
+  std::string out;
+  char buffer[1024];
+  for (ssize_t n; (n = read(pipe_fds[0], buffer, sizeof buffer)) > 0;) out.append(buffer, n);
+  close(pipe_fds[0]);
+  waitpid(child, nullptr, 0);
+  if (out == "setuid failed") GTEST_SKIP() << "cannot become nobody here (a user namespace?)";
+  EXPECT_THAT(out, HasSubstr("PERMISSION_DENIED: event 'sched:sched_switch': no permission to read "));
+  EXPECT_THAT(out, HasSubstr("mount -o remount,mode=755"));
+  EXPECT_THAT(out, ::testing::Not(HasSubstr("not mounted")));
 }
 
 TEST_F(EventSpecTest, PmuTermsAreScatteredIntoTheFormatBits) {
@@ -328,6 +365,19 @@ TEST_F(EventSpecTest, CpuClockStandsInForCyclesKeepingModifiers) {
   EXPECT_TRUE(clock.attr.exclude_kernel);
   EXPECT_EQ(clock.name, "cpu-clock:upp");
   EXPECT_FALSE(IsHardwareCycles(One("instructions")));
+}
+
+// perf's fallback at perf_event_paranoid 2: user space only, named with 'u'
+// added as perf names it.
+TEST_F(EventSpecTest, UserOnlyInsteadExcludesKernelAndHypervisorAndAddsU) {
+  const EventSpec clock = UserOnlyInstead(One("cpu-clock"));
+  EXPECT_TRUE(clock.attr.exclude_kernel);
+  EXPECT_TRUE(clock.attr.exclude_hv);
+  EXPECT_FALSE(clock.attr.exclude_user);
+  EXPECT_EQ(clock.name, "cpu-clock:u");
+  EXPECT_EQ(UserOnlyInstead(One("cpu-clock:H")).name, "cpu-clock:Hu");
+  EXPECT_EQ(UserOnlyInstead(One("msr/tsc/")).name, "msr/tsc/u");
+  EXPECT_EQ(UserOnlyInstead(One("sched:sched_switch")).name, "sched:sched_switch:u");
 }
 
 }  // namespace
