@@ -15,6 +15,7 @@
 #include "json/perf_json.h"
 #include "perfdata/reader.h"
 #include "perfdata/status_macros.h"
+#include "perfdata/thread_names.h"
 #include "perfdata/time_order.h"
 
 namespace perfring::cli {
@@ -59,6 +60,10 @@ absl::Status RunDump(const DumpOptions& options, FILE* out, FILE* err) {
     // until the sink's destructor has joined them: declared before the sink,
     // they are destroyed after it.
     std::optional<TimeOrderedRecords> sorted;
+    // Each sample's thread name (read first, from COMM and FORK records), so
+    // that JSON samples carry "comm". Outlives the sink, which renders it.
+    absl::StatusOr<ThreadNames> names = ThreadNames::Collect(r);
+    if (!names.ok()) return names.status();
     JsonLinesWriter sink(out, options.threads > 0 ? options.threads : DefaultThreads());
     if (options.sort == DumpOptions::Sort::kTime) {
       absl::StatusOr<TimeOrderedRecords> collected =
@@ -66,10 +71,14 @@ absl::Status RunDump(const DumpOptions& options, FILE* out, FILE* err) {
       if (!collected.ok()) return collected.status();
       sorted = std::move(*collected);
       for (const TimeOrderedRecords::Entry& e : sorted->records()) {
-        PERFDATA_RETURN_IF_ERROR(sink.Add(e.ref()));
+        const RecordRef ref = e.ref();
+        PERFDATA_RETURN_IF_ERROR(sink.Add(ref, names->CommOfSample(ref, e.seq)));
       }
     } else {
-      PERFDATA_RETURN_IF_ERROR(r.ForEachRecord([&sink](const RecordRef& ref) { return sink.Add(ref); }));
+      uint64_t position = 0;
+      PERFDATA_RETURN_IF_ERROR(r.ForEachRecord([&](const RecordRef& ref) {
+        return sink.Add(ref, names->CommOfSample(ref, position++));
+      }));
     }
     PERFDATA_RETURN_IF_ERROR(sink.Finish());
   }

@@ -24,7 +24,9 @@ using perfdata::kFeatArch, perfdata::kFeatAuxtrace, perfdata::kFeatBuildId, perf
     perfdata::kFeatClockId, perfdata::kFeatCmdline, perfdata::kFeatCompressed, perfdata::kFeatCpuDesc,
     perfdata::kFeatCpuId, perfdata::kFeatEventDesc, perfdata::kFeatGroupDesc, perfdata::kFeatHostname,
     perfdata::kFeatNrCpus, perfdata::kFeatOsRelease, perfdata::kFeatSampleTime, perfdata::kFeatTotalMem,
-    perfdata::kFeatVersion;
+    perfdata::kFeatVersion, perfdata::kFeatCpuTopology, perfdata::kFeatNumaTopology,
+    perfdata::kFeatCache, perfdata::kFeatMemTopology, perfdata::kFeatPmuMappings,
+    perfdata::kFeatPmuCaps, perfdata::kFeatCpuPmuCaps;
 
 std::string Hex(uint64_t v) { return absl::StrFormat("0x%x", v); }
 
@@ -40,6 +42,88 @@ nlohmann::json EventJson(const EventInfo& e) {
   };
   j[e.attr.freq ? "sample_freq" : "sample_period"] = e.attr.sample_period;
   return j;
+}
+
+nlohmann::json Strings(const std::vector<std::string>& list) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const std::string& s : list) j.push_back(LosslessUtf8(s));
+  return j;
+}
+
+nlohmann::json CapsJson(const perfdata::PmuCaps& pmu) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [name, value] : pmu.caps) j[LosslessUtf8(name)] = LosslessUtf8(value);
+  return j;
+}
+
+// "0-23,32-199": the set bits of a memory node's bitmap, as perf prints them.
+std::string BitmapRanges(const std::vector<uint64_t>& bitmap, uint64_t size) {
+  std::string out;
+  auto bit = [&](uint64_t i) { return i < size && i / 64 < bitmap.size() && (bitmap[i / 64] >> (i % 64) & 1); };
+  for (uint64_t i = 0; i < size; ++i) {
+    if (!bit(i)) continue;
+    uint64_t j = i;
+    while (bit(j + 1)) ++j;
+    if (!out.empty()) out += ',';
+    out += j == i ? absl::StrFormat("%u", i) : absl::StrFormat("%u-%u", i, j);
+    i = j;
+  }
+  return out;
+}
+
+// CPU_TOPOLOGY ... PMU_CAPS, named as `perf report --header -I` shows them.
+void TopologyJson(const perfdata::SystemTopology& t, nlohmann::json* j) {
+  if (t.cpu) {
+    nlohmann::json cpu = {{"sibling_sockets", Strings(t.cpu->package_cpus_lists)}};
+    if (t.cpu->has_die) cpu["sibling_dies"] = Strings(t.cpu->die_cpus_lists);
+    cpu["sibling_threads"] = Strings(t.cpu->core_cpus_lists);
+    cpu["cpus"] = nlohmann::json::array();
+    for (size_t i = 0; i < t.cpu->cpus.size(); ++i) {
+      const perfdata::CpuTopology::Cpu& c = t.cpu->cpus[i];
+      nlohmann::json one = {{"cpu", i}, {"core_id", c.core_id}};
+      if (t.cpu->has_die) one["die_id"] = c.die_id;
+      one["socket_id"] = c.socket_id;
+      cpu["cpus"].push_back(one);
+    }
+    (*j)["cpu_topology"] = cpu;
+  }
+  if (t.numa) {
+    (*j)["numa_topology"] = nlohmann::json::array();
+    for (const perfdata::NumaNode& n : *t.numa) {
+      (*j)["numa_topology"].push_back({{"node", n.node},
+                                       {"mem_total_kb", n.mem_total_kb},
+                                       {"mem_free_kb", n.mem_free_kb},
+                                       {"cpus", LosslessUtf8(n.cpus)}});
+    }
+  }
+  if (t.pmus) {
+    (*j)["pmu_mappings"] = nlohmann::json::array();
+    for (const perfdata::PmuMapping& p : *t.pmus) {
+      (*j)["pmu_mappings"].push_back({{"name", LosslessUtf8(p.name)}, {"type", p.type}});
+    }
+  }
+  if (t.caches) {
+    (*j)["cache"] = nlohmann::json::array();
+    for (const perfdata::CacheLevel& c : *t.caches) {
+      (*j)["cache"].push_back({{"level", c.level}, {"type", LosslessUtf8(c.type)},
+                               {"size", LosslessUtf8(c.size)}, {"shared_cpu_list", LosslessUtf8(c.map)},
+                               {"line_size", c.line_size}, {"sets", c.sets}, {"ways", c.ways}});
+    }
+  }
+  if (t.memory) {
+    nlohmann::json nodes = nlohmann::json::array();
+    for (const perfdata::MemoryNode& n : t.memory->nodes) {
+      nodes.push_back({{"node", n.node}, {"size", n.size}, {"blocks", BitmapRanges(n.bitmap, n.size)}});
+    }
+    (*j)["mem_topology"] = {{"block_size", Hex(t.memory->block_size)}, {"nodes", nodes}};
+  }
+  if (t.cpu_pmu_caps) (*j)["cpu_pmu_caps"] = CapsJson(*t.cpu_pmu_caps);
+  if (t.pmu_caps) {
+    (*j)["pmu_caps"] = nlohmann::json::array();
+    for (const perfdata::PmuCaps& p : *t.pmu_caps) {
+      (*j)["pmu_caps"].push_back({{"pmu", LosslessUtf8(p.pmu)}, {"caps", CapsJson(p)}});
+    }
+  }
 }
 
 nlohmann::json FeaturesJson(const perfdata::HeaderFeatures& f) {
@@ -94,11 +178,14 @@ nlohmann::json FeaturesJson(const perfdata::HeaderFeatures& f) {
     j["auxtrace"] = nlohmann::json::array();
     for (const auto& [offset, size] : f.auxtrace_index) j["auxtrace"].push_back({{"offset", offset}, {"size", size}});
   }
+  TopologyJson(f.topology, &j);
   // The ones perfring does not interpret: where they are.
   static const int kParsed[] = {kFeatHostname, kFeatOsRelease, kFeatVersion, kFeatArch, kFeatNrCpus,
                                 kFeatCpuDesc,  kFeatCpuId,     kFeatTotalMem, kFeatCmdline, kFeatEventDesc,
                                 kFeatSampleTime, kFeatClockId, kFeatClockData, kFeatBuildId,
-                                kFeatCompressed, kFeatAuxtrace};
+                                kFeatCompressed, kFeatAuxtrace, kFeatGroupDesc, kFeatCpuTopology,
+                                kFeatNumaTopology, kFeatCache, kFeatMemTopology, kFeatPmuMappings,
+                                kFeatPmuCaps, kFeatCpuPmuCaps};
   nlohmann::json other = nlohmann::json::array();
   for (const auto& [bit, section] : f.sections) {
     if (std::find(std::begin(kParsed), std::end(kParsed), bit) != std::end(kParsed)) continue;

@@ -25,6 +25,7 @@ struct JsonLinesWriter::Batch {
   struct Item {
     const uint8_t* bytes;
     const EventInfo* event;
+    const std::string* comm;  // a SAMPLE's thread name, or null
     uint64_t offset;
     uint32_t size;
   };
@@ -54,7 +55,7 @@ struct JsonLinesWriter::Batch {
       // after the buffer has doubled.
       char* end;
       while ((end = AppendJsonLine(record, ref.event, text.data() + text_size,
-                                   text.data() + text.size())) == nullptr) {
+                                   text.data() + text.size(), ref.comm)) == nullptr) {
         text.resize(std::max<size_t>(2 * text.size(), kMinTextSize));
       }
       text_size = static_cast<size_t>(end - text.data());
@@ -105,7 +106,7 @@ void JsonLinesWriter::WorkerLoop() {
   }
 }
 
-absl::Status JsonLinesWriter::Add(const perfdata::RecordRef& ref) {
+absl::Status JsonLinesWriter::Add(const perfdata::RecordRef& ref, const std::string* comm) {
   Batch* batch = filling_batch_;
   const bool arena_full = ref.decompressed && kArenaSize - batch->arena_used < ref.size;
   if (ABSL_PREDICT_FALSE(batch->refs.size() >= batch_records_ || arena_full)) {
@@ -120,7 +121,7 @@ absl::Status JsonLinesWriter::Add(const perfdata::RecordRef& ref) {
     batch->arena_used += (ref.size + 7) & ~size_t{7};
     bytes = dst;
   }
-  batch->refs.push_back({bytes, ref.event, ref.offset, ref.size});
+  batch->refs.push_back({bytes, ref.event, comm, ref.offset, ref.size});
   return absl::OkStatus();
 }
 

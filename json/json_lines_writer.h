@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -40,8 +41,10 @@ class JsonLinesWriter {
   // threads render them until then), unless ref.decompressed is set (then
   // they are copied). Returns the first error
   // of an earlier batch: a record that does not decode (InvalidArgument
-  // naming its offset) or a write error (Unavailable).
-  absl::Status Add(const perfdata::RecordRef& ref);
+  // naming its offset) or a write error (Unavailable). `comm` (may be null;
+  // must outlive Finish() as the bytes do) is the sample's thread name,
+  // rendered as "comm".
+  absl::Status Add(const perfdata::RecordRef& ref, const std::string* comm = nullptr);
   // Renders and writes what is queued, and flushes `out`.
   absl::Status Finish();
 

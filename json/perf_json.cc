@@ -13,6 +13,7 @@
 #include "decode/decoder.h"
 #include "perfdata/format.h"
 #include "perfdata/status_macros.h"
+#include "perfdata/thread_names.h"
 #include "perfdata/time_order.h"
 
 namespace perfring {
@@ -219,10 +220,12 @@ void AppendCallchainEntry(uint64_t ip, bool* first, TextOut* out) {
 }  // namespace
 
 absl::Status WritePerfJson(perfdata::Reader& reader, FILE* out) {
-  // Samples in time order, with the COMM and FORK records that name threads.
+  // Every thread's name over time (COMM and FORK records), then the samples
+  // in time order.
+  absl::StatusOr<perfdata::ThreadNames> names = perfdata::ThreadNames::Collect(reader);
+  if (!names.ok()) return names.status();
   absl::StatusOr<perfdata::TimeOrderedRecords> sorted = perfdata::TimeOrderedRecords::Collect(reader, [](const perfdata::RecordRef& ref) {
-    const uint32_t type = perfdata::RecordHeader::At(ref.bytes).type;
-    return type == PERF_RECORD_SAMPLE || type == PERF_RECORD_COMM || type == PERF_RECORD_FORK;
+    return perfdata::RecordHeader::At(ref.bytes).type == PERF_RECORD_SAMPLE;
   });
   if (!sorted.ok()) return sorted.status();
 
@@ -240,13 +243,17 @@ absl::Status WritePerfJson(perfdata::Reader& reader, FILE* out) {
   AppendHeaders(reader, &buf);
   buf.append(",\n\t\"samples\": [");
 
-  // perf names the idle task (tid 0) "swapper" before any COMM.
-  absl::flat_hash_map<uint32_t, std::string> comm_by_tid = {{0, "swapper"}};
   // perf prints "cpu" when any event samples CPU (the evlist's combined
   // sample_type), so an event without it shows its unset cpu, -1.
   bool any_cpu = false;
+  // perf delivers a sample that reads counters (PERF_SAMPLE_READ) once per
+  // value whose id is an event's and whose count moved since that id's last
+  // read (session.c deliver_sample_value): the last count of each id.
+  absl::flat_hash_map<uint64_t, uint64_t> last_count;
   for (size_t i = 0; i < reader.events().size(); ++i) {
-    any_cpu |= (reader.events().at(static_cast<int>(i)).format.sample_type & PERF_SAMPLE_CPU) != 0;
+    const EventInfo& e = reader.events().at(static_cast<int>(i));
+    any_cpu |= (e.format.sample_type & PERF_SAMPLE_CPU) != 0;
+    for (uint64_t id : e.ids) last_count.try_emplace(id, 0);
   }
   // One entry of a callchain takes at most this many bytes.
   constexpr size_t kEntryRoom = 64;
@@ -256,57 +263,59 @@ absl::Status WritePerfJson(perfdata::Reader& reader, FILE* out) {
     if (!rec.ok()) {
       return absl::InvalidArgumentError(absl::StrFormat("offset 0x%x: %s", ref.offset, rec.status().message()));
     }
-    if (const CommRecord* comm = rec->get<CommRecord>()) {
-      comm_by_tid[comm->tid] = std::string(comm->comm);
-      continue;
-    }
-    if (const TaskRecord* fork = rec->get<TaskRecord>()) {
-      // perf's thread__fork: the new thread starts with its parent's comm.
-      if (auto parent = comm_by_tid.find(fork->ptid); parent != comm_by_tid.end()) {
-        std::string comm = parent->second;
-        comm_by_tid[fork->tid] = std::move(comm);
-      }
-      continue;
-    }
     const Sample* s = rec->get<Sample>();
     if (s == nullptr) continue;
     const bool has_tid = s->sample_type & PERF_SAMPLE_TID;
     // perf reads a missing TID as -1.
     const int32_t pid = has_tid ? static_cast<int32_t>(s->pid) : -1;
     const int32_t tid = has_tid ? static_cast<int32_t>(s->tid) : -1;
-    auto known = comm_by_tid.find(static_cast<uint32_t>(tid));
-    const std::string comm = known != comm_by_tid.end() ? known->second : absl::StrCat(":", tid);
-    if (!buf.Reserve(256 + 6 * comm.size())) return write_error();
-    Separate(&buf, &first_sample);
-    buf.append("\t\t{\n\t\t\t\"timestamp\": ");
-    AppendDecimal(static_cast<int64_t>(s->time), &buf);
-    buf.append(",\n\t\t\t\"pid\": ");
-    AppendDecimal(pid, &buf);
-    buf.append(",\n\t\t\t\"tid\": ");
-    AppendDecimal(tid, &buf);
-    buf.append(",\n");
-    if (any_cpu) {
-      const int32_t cpu = (s->sample_type & PERF_SAMPLE_CPU) ? static_cast<int32_t>(s->cpu) : -1;
-      buf.append("\t\t\t\"cpu\": ");
-      AppendDecimal(cpu, &buf);
-      buf.append(",\n");
-    }
-    AppendKey(&buf, 3, "comm");
-    AppendJsonString(comm, &buf);
-    buf.append(",\n\t\t\t\"callchain\": [");
-    bool first_entry = true;
-    if (s->sample_type & PERF_SAMPLE_CALLCHAIN) {
-      for (size_t i = 0; i < s->callchain.size(); ++i) {
-        const uint64_t ip = s->callchain[i];
-        if (ip >= static_cast<uint64_t>(PERF_CONTEXT_MAX)) continue;  // context markers
-        if (!buf.Reserve(kEntryRoom)) return write_error();
-        AppendCallchainEntry(ip, &first_entry, &buf);
+    const std::string* known = names->CommAt(static_cast<uint32_t>(tid), s->time, ref.seq);
+    const std::string comm = known != nullptr ? *known : absl::StrCat(":", tid);
+    int deliveries = 1;
+    if (s->sample_type & PERF_SAMPLE_READ) {
+      deliveries = 0;
+      for (size_t i = 0; i < s->read.nr; ++i) {
+        const ReadValue v = s->read.value(i);
+        auto last = last_count.find(v.id);
+        if (last == last_count.end()) continue;  // perf: an unknown id
+        const bool moved = v.value != last->second;
+        last->second = v.value;
+        deliveries += moved;
       }
-    } else {
-      AppendCallchainEntry(s->ip, &first_entry, &buf);
     }
-    if (!buf.Reserve(kEntryRoom)) return write_error();
-    buf.append(first_entry ? "]\n\t\t}" : "\n\t\t\t]\n\t\t}");
+    for (int delivery = 0; delivery < deliveries; ++delivery) {
+      if (!buf.Reserve(256 + 6 * comm.size())) return write_error();
+      Separate(&buf, &first_sample);
+      buf.append("\t\t{\n\t\t\t\"timestamp\": ");
+      AppendDecimal(static_cast<int64_t>(s->time), &buf);
+      buf.append(",\n\t\t\t\"pid\": ");
+      AppendDecimal(pid, &buf);
+      buf.append(",\n\t\t\t\"tid\": ");
+      AppendDecimal(tid, &buf);
+      buf.append(",\n");
+      if (any_cpu) {
+        const int32_t cpu = (s->sample_type & PERF_SAMPLE_CPU) ? static_cast<int32_t>(s->cpu) : -1;
+        buf.append("\t\t\t\"cpu\": ");
+        AppendDecimal(cpu, &buf);
+        buf.append(",\n");
+      }
+      AppendKey(&buf, 3, "comm");
+      AppendJsonString(comm, &buf);
+      buf.append(",\n\t\t\t\"callchain\": [");
+      bool first_entry = true;
+      if (s->sample_type & PERF_SAMPLE_CALLCHAIN) {
+        for (size_t i = 0; i < s->callchain.size(); ++i) {
+          const uint64_t ip = s->callchain[i];
+          if (ip >= static_cast<uint64_t>(PERF_CONTEXT_MAX)) continue;  // context markers
+          if (!buf.Reserve(kEntryRoom)) return write_error();
+          AppendCallchainEntry(ip, &first_entry, &buf);
+        }
+      } else {
+        AppendCallchainEntry(s->ip, &first_entry, &buf);
+      }
+      if (!buf.Reserve(kEntryRoom)) return write_error();
+      buf.append(first_entry ? "]\n\t\t}" : "\n\t\t\t]\n\t\t}");
+    }
   }
   if (!buf.Reserve(kEntryRoom)) return write_error();
   buf.append(first_sample ? "]\n}\n" : "\n\t]\n}\n");

@@ -21,8 +21,11 @@ namespace perfring {
 
 // Writes the document for `reader`'s file to `out`: the headers, then every
 // SAMPLE in time order with the comm its thread had at that time (from
-// COMM and FORK records; "swapper" for tid 0 and ":TID" for other unknown
-// threads, as perf prints them).
+// COMM and FORK records, perfdata/thread_names.h; "swapper" for tid 0 and
+// ":TID" for other unknown threads, as perf prints them). A sample that reads
+// counters (PERF_SAMPLE_READ, e.g. a group's) is one entry per value perf
+// delivers: each whose id is an event's and whose count changed since that
+// id's previous read.
 absl::Status WritePerfJson(perfdata::Reader& reader, FILE* out);
 
 }  // namespace perfring

@@ -136,7 +136,7 @@ void VisitBody(BodyWriter& writer, const RecordBody& body) {
 // Flattened (every call in it inlined, recursively) so that the sink's state
 // lives in registers throughout (see JsonSink, "Speed").
 __attribute__((flatten)) void WriteLine(const Record& rec, const EventInfo* event,
-                                        JsonOutput* out) {
+                                        const std::string* comm, JsonOutput* out) {
   JsonBuffer buffer;  // not initialized: only the bytes written are read
   JsonSink j(out, &buffer);  // appends to *out when it goes out of scope
   j.BeginObject();
@@ -151,6 +151,10 @@ __attribute__((flatten)) void WriteLine(const Record& rec, const EventInfo* even
   j.U64(rec.misc());
   BodyWriter body_writer{j, rec, event != nullptr ? event->tracepoint.get() : nullptr};
   VisitBody(body_writer, rec.body);
+  if (comm != nullptr) {
+    j.Key("comm");
+    j.String(*comm);
+  }
   if (rec.sample_id.present()) WriteSampleId(j, rec.sample_id);
   j.EndObject();
   j.EndLine();
@@ -160,12 +164,13 @@ __attribute__((flatten)) void WriteLine(const Record& rec, const EventInfo* even
 
 void AppendJsonLine(const Record& rec, const EventInfo* event, std::string* out) {
   JsonOutput output(out);
-  WriteLine(rec, event, &output);
+  WriteLine(rec, event, nullptr, &output);
 }
 
-char* AppendJsonLine(const Record& rec, const EventInfo* event, char* begin, char* end) {
+char* AppendJsonLine(const Record& rec, const EventInfo* event, char* begin, char* end,
+                     const std::string* comm) {
   JsonOutput output(begin, end);
-  WriteLine(rec, event, &output);
+  WriteLine(rec, event, comm, &output);
   return output.overflowed ? nullptr : output.pos;
 }
 

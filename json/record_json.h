@@ -68,8 +68,10 @@ void AppendJsonLine(const Record& rec, const EventInfo* event, std::string* out)
 // The same line copied into [begin, end) (saves a string append when the
 // caller gathers lines in a buffer of its own). Returns the end of the line,
 // or nullptr when it does not fit (then the bytes of [begin, end) are
-// unspecified).
-char* AppendJsonLine(const Record& rec, const EventInfo* event, char* begin, char* end);
+// unspecified). A non-null `comm` (a SAMPLE's thread name, which the record
+// itself does not hold) is added as "comm" after the sample's fields.
+char* AppendJsonLine(const Record& rec, const EventInfo* event, char* begin, char* end,
+                     const std::string* comm = nullptr);
 
 // Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlongs, no
 // surrogates, nothing above U+10FFFF; p < end), or 0 if there is none.

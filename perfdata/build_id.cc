@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -97,6 +98,27 @@ absl::StatusOr<std::string> ReadKernelBuildId() {
 
 absl::StatusOr<std::string> ReadModuleBuildId(absl::string_view module) {
   return BuildIdFromNotesFile(absl::StrCat("/sys/module/", module, "/notes/.note.gnu.build-id"));
+}
+
+absl::StatusOr<std::string> ReadVdsoBuildId() {
+  // The vDSO is an ELF image mapped whole at AT_SYSINFO_EHDR: its notes are
+  // at their file offsets from there.
+  const uintptr_t base = getauxval(AT_SYSINFO_EHDR);
+  if (base == 0) return absl::NotFoundError("this process has no vDSO");
+  const auto* ehdr = reinterpret_cast<const Elf64_Ehdr*>(base);
+  if (std::memcmp(ehdr->e_ident, ELFMAG, SELFMAG) != 0 || ehdr->e_ident[EI_CLASS] != ELFCLASS64 ||
+      ehdr->e_phentsize != sizeof(Elf64_Phdr)) {
+    return absl::FailedPreconditionError("the vDSO is not a 64-bit ELF image");
+  }
+  const auto* phdr = reinterpret_cast<const Elf64_Phdr*>(base + ehdr->e_phoff);
+  for (int i = 0; i < ehdr->e_phnum; ++i) {
+    if (phdr[i].p_type != PT_NOTE) continue;
+    if (std::optional<std::string> id = FindBuildIdNote(
+            reinterpret_cast<const uint8_t*>(base + phdr[i].p_offset), phdr[i].p_filesz)) {
+      return *id;
+    }
+  }
+  return absl::NotFoundError("the vDSO has no build-id note");
 }
 
 std::string HexBytes(absl::string_view bytes) {

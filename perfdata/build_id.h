@@ -30,6 +30,10 @@ absl::StatusOr<std::string> ReadKernelBuildId();
 // A loaded module's build-id, from /sys/module/NAME/notes/.note.gnu.build-id.
 absl::StatusOr<std::string> ReadModuleBuildId(absl::string_view module);
 
+// The build-id of the vDSO the kernel maps into 64-bit processes (this
+// process's own, as perf reads it: the same image for every such process).
+absl::StatusOr<std::string> ReadVdsoBuildId();
+
 // Lower-case hex of raw bytes ("e4f18d9d...").
 std::string HexBytes(absl::string_view bytes);
 

@@ -131,6 +131,8 @@ std::vector<BuildIdEntry> DsoHits::HitBuildIds() const {
       absl::StatusOr<std::string> id = ReadModuleBuildId(ModuleName(dso.name));
       if (!id.ok() && !IsPseudoFile(dso.name)) id = ReadElfBuildId(dso.name);
       add(std::move(id), dso.name, true);
+    } else if (dso.name == kVdsoDso) {
+      add(ReadVdsoBuildId(), dso.name, false);
     } else if (!IsPseudoFile(dso.name)) {
       add(ReadElfBuildId(dso.name), dso.name, false);
     }

@@ -24,6 +24,8 @@ class DsoHits {
  public:
   // The kernel's own dso name, as perf lists it in BUILD_ID.
   static constexpr absl::string_view kKernelDso = "[kernel.kallsyms]";
+  // The vDSO's map name; perf lists it with the vDSO image's build-id.
+  static constexpr absl::string_view kVdsoDso = "[vdso]";
 
   // A mapping of `filename` over [start, start + len) in process `pid`.
   // `cpumode` is header.misc & PERF_RECORD_MISC_CPUMODE_MASK.
@@ -35,7 +37,8 @@ class DsoHits {
 
   // The build-ids of the binaries that got samples and have one: the kernel
   // from /sys/kernel/notes, modules from /sys/module, files from their ELF
-  // notes. Binaries whose build-id cannot be read are left out (never guessed).
+  // notes, [vdso] from the vDSO image. Binaries whose build-id cannot be
+  // read are left out (never guessed).
   std::vector<BuildIdEntry> HitBuildIds() const;
 
  private:

@@ -154,6 +154,126 @@ absl::Status ParseBuildIds(PayloadCursor& c, HeaderFeatures* out) {
   return absl::OkStatus();
 }
 
+absl::Status ParseCpuTopology(PayloadCursor& c, uint32_t nr_cpus, HeaderFeatures* out) {
+  CpuTopology t;
+  PERFDATA_RETURN_IF_ERROR(ParseStringList(c, &t.package_cpus_lists));
+  PERFDATA_RETURN_IF_ERROR(ParseStringList(c, &t.core_cpus_lists));
+  // perf (process_cpu_topology): the ids follow when the section goes on,
+  // one pair per CPU of NRCPUS' avail count; then the die part, if any.
+  if (c.remaining() > 0) {
+    if (nr_cpus > c.remaining() / 8) return c.Error(absl::StrCat("cpu count ", nr_cpus, " exceeds the section"));
+    t.cpus.resize(nr_cpus);
+    for (CpuTopology::Cpu& cpu : t.cpus) {
+      PERFDATA_RETURN_IF_ERROR(c.Read(&cpu.core_id, "core id"));
+      PERFDATA_RETURN_IF_ERROR(c.Read(&cpu.socket_id, "socket id"));
+    }
+  }
+  if (c.remaining() > 0) {
+    t.has_die = true;
+    PERFDATA_RETURN_IF_ERROR(ParseStringList(c, &t.die_cpus_lists));
+    if (t.cpus.size() > c.remaining() / 4) return c.Error("die ids exceed the section");
+    for (CpuTopology::Cpu& cpu : t.cpus) PERFDATA_RETURN_IF_ERROR(c.Read(&cpu.die_id, "die id"));
+  }
+  out->topology.cpu = std::move(t);
+  return absl::OkStatus();
+}
+
+absl::Status ParseNumaTopology(PayloadCursor& c, HeaderFeatures* out) {
+  uint32_t nr = 0;
+  PERFDATA_RETURN_IF_ERROR(c.Read(&nr, "node count"));
+  if (nr > c.remaining() / 24) return c.Error(absl::StrCat("node count ", nr, " exceeds the section"));
+  std::vector<NumaNode> nodes(nr);
+  for (NumaNode& n : nodes) {
+    PERFDATA_RETURN_IF_ERROR(c.Read(&n.node, "node"));
+    PERFDATA_RETURN_IF_ERROR(c.Read(&n.mem_total_kb, "node memory total"));
+    PERFDATA_RETURN_IF_ERROR(c.Read(&n.mem_free_kb, "node memory free"));
+    PERFDATA_RETURN_IF_ERROR(c.ReadString(&n.cpus));
+  }
+  out->topology.numa = std::move(nodes);
+  return absl::OkStatus();
+}
+
+absl::Status ParseCache(PayloadCursor& c, HeaderFeatures* out) {
+  uint32_t version = 0, nr = 0;
+  PERFDATA_RETURN_IF_ERROR(c.Read(&version, "cache version"));
+  if (version != 1) return c.Error(absl::StrCat("cache version ", version, " (perf reads 1)"));
+  PERFDATA_RETURN_IF_ERROR(c.Read(&nr, "cache count"));
+  if (nr > c.remaining() / 28) return c.Error(absl::StrCat("cache count ", nr, " exceeds the section"));
+  std::vector<CacheLevel> caches(nr);
+  for (CacheLevel& l : caches) {
+    PERFDATA_RETURN_IF_ERROR(c.Read(&l.level, "cache level"));
+    PERFDATA_RETURN_IF_ERROR(c.Read(&l.line_size, "cache line size"));
+    PERFDATA_RETURN_IF_ERROR(c.Read(&l.sets, "cache sets"));
+    PERFDATA_RETURN_IF_ERROR(c.Read(&l.ways, "cache ways"));
+    PERFDATA_RETURN_IF_ERROR(c.ReadString(&l.type));
+    PERFDATA_RETURN_IF_ERROR(c.ReadString(&l.size));
+    PERFDATA_RETURN_IF_ERROR(c.ReadString(&l.map));
+  }
+  out->topology.caches = std::move(caches);
+  return absl::OkStatus();
+}
+
+absl::Status ParseMemTopology(PayloadCursor& c, HeaderFeatures* out) {
+  uint64_t version = 0, nr = 0;
+  MemTopology m;
+  PERFDATA_RETURN_IF_ERROR(c.Read(&version, "memory topology version"));
+  if (version != 1) return c.Error(absl::StrCat("memory topology version ", version, " (perf reads 1)"));
+  PERFDATA_RETURN_IF_ERROR(c.Read(&m.block_size, "memory block size"));
+  PERFDATA_RETURN_IF_ERROR(c.Read(&nr, "memory node count"));
+  if (nr > c.remaining() / 24) return c.Error(absl::StrCat("memory node count ", nr, " exceeds the section"));
+  m.nodes.resize(nr);
+  for (MemoryNode& n : m.nodes) {
+    uint64_t bits = 0;
+    PERFDATA_RETURN_IF_ERROR(c.Read(&n.node, "memory node"));
+    PERFDATA_RETURN_IF_ERROR(c.Read(&n.size, "memory node size"));
+    PERFDATA_RETURN_IF_ERROR(c.Read(&bits, "memory bitmap size"));
+    const uint64_t words = bits / 64 + (bits % 64 != 0);
+    if (words > c.remaining() / 8) return c.Error(absl::StrCat("memory bitmap of ", bits, " bits exceeds the section"));
+    n.bitmap.resize(words);
+    for (uint64_t& w : n.bitmap) PERFDATA_RETURN_IF_ERROR(c.Read(&w, "memory bitmap"));
+  }
+  out->topology.memory = std::move(m);
+  return absl::OkStatus();
+}
+
+absl::Status ParsePmuMappings(PayloadCursor& c, HeaderFeatures* out) {
+  uint32_t nr = 0;
+  PERFDATA_RETURN_IF_ERROR(c.Read(&nr, "pmu count"));
+  if (nr > c.remaining() / 8) return c.Error(absl::StrCat("pmu count ", nr, " exceeds the section"));
+  std::vector<PmuMapping> pmus(nr);
+  for (PmuMapping& p : pmus) {
+    PERFDATA_RETURN_IF_ERROR(c.Read(&p.type, "pmu type"));
+    PERFDATA_RETURN_IF_ERROR(c.ReadString(&p.name));
+  }
+  out->topology.pmus = std::move(pmus);
+  return absl::OkStatus();
+}
+
+absl::Status ParseCaps(PayloadCursor& c, PmuCaps* pmu) {
+  uint32_t nr = 0;
+  PERFDATA_RETURN_IF_ERROR(c.Read(&nr, "capability count"));
+  if (nr > c.remaining() / 8) return c.Error(absl::StrCat("capability count ", nr, " exceeds the section"));
+  pmu->caps.resize(nr);
+  for (auto& [name, value] : pmu->caps) {
+    PERFDATA_RETURN_IF_ERROR(c.ReadString(&name));
+    PERFDATA_RETURN_IF_ERROR(c.ReadString(&value));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ParsePmuCaps(PayloadCursor& c, HeaderFeatures* out) {
+  uint32_t nr = 0;
+  PERFDATA_RETURN_IF_ERROR(c.Read(&nr, "pmu count"));
+  if (nr > c.remaining() / 8) return c.Error(absl::StrCat("pmu count ", nr, " exceeds the section"));
+  std::vector<PmuCaps> pmus(nr);
+  for (PmuCaps& p : pmus) {
+    PERFDATA_RETURN_IF_ERROR(ParseCaps(c, &p));
+    PERFDATA_RETURN_IF_ERROR(c.ReadString(&p.pmu));
+  }
+  out->topology.pmu_caps = std::move(pmus);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::string FeatureName(int feature) {
@@ -270,6 +390,99 @@ std::string EncodeGroupDesc(const std::vector<GroupDescEntry>& groups) {
   return out;
 }
 
+std::string EncodeCpuTopology(const CpuTopology& t) {
+  std::string out = EncodeStringList(t.package_cpus_lists);
+  out += EncodeStringList(t.core_cpus_lists);
+  for (const CpuTopology::Cpu& cpu : t.cpus) {
+    Append<int32_t>(&out, cpu.core_id);
+    Append<int32_t>(&out, cpu.socket_id);
+  }
+  // perf writes the die part only when there are die lists.
+  if (!t.has_die || t.die_cpus_lists.empty()) return out;
+  out += EncodeStringList(t.die_cpus_lists);
+  for (const CpuTopology::Cpu& cpu : t.cpus) Append<int32_t>(&out, cpu.die_id);
+  return out;
+}
+
+std::string EncodeNumaTopology(const std::vector<NumaNode>& nodes) {
+  std::string out;
+  Append<uint32_t>(&out, static_cast<uint32_t>(nodes.size()));
+  for (const NumaNode& n : nodes) {
+    Append<uint32_t>(&out, n.node);
+    Append<uint64_t>(&out, n.mem_total_kb);
+    Append<uint64_t>(&out, n.mem_free_kb);
+    out += EncodeString(n.cpus);
+  }
+  return out;
+}
+
+std::string EncodeCache(const std::vector<CacheLevel>& caches) {
+  std::string out;
+  Append<uint32_t>(&out, 1);  // version
+  Append<uint32_t>(&out, static_cast<uint32_t>(caches.size()));
+  for (const CacheLevel& c : caches) {
+    Append<uint32_t>(&out, c.level);
+    Append<uint32_t>(&out, c.line_size);
+    Append<uint32_t>(&out, c.sets);
+    Append<uint32_t>(&out, c.ways);
+    out += EncodeString(c.type);
+    out += EncodeString(c.size);
+    out += EncodeString(c.map);
+  }
+  return out;
+}
+
+std::string EncodeMemTopology(const MemTopology& memory) {
+  std::string out;
+  Append<uint64_t>(&out, 1);  // version
+  Append<uint64_t>(&out, memory.block_size);
+  Append<uint64_t>(&out, memory.nodes.size());
+  for (const MemoryNode& n : memory.nodes) {
+    Append<uint64_t>(&out, n.node);
+    Append<uint64_t>(&out, n.size);
+    // do_write_bitmap: the size again, then the words.
+    Append<uint64_t>(&out, n.size);
+    for (uint64_t i = 0; i < (n.size + 63) / 64; ++i) {
+      Append<uint64_t>(&out, i < n.bitmap.size() ? n.bitmap[i] : 0);
+    }
+  }
+  return out;
+}
+
+std::string EncodePmuMappings(const std::vector<PmuMapping>& pmus) {
+  std::string out;
+  Append<uint32_t>(&out, static_cast<uint32_t>(pmus.size()));
+  for (const PmuMapping& p : pmus) {
+    Append<uint32_t>(&out, p.type);
+    out += EncodeString(p.name);
+  }
+  return out;
+}
+
+namespace {
+std::string EncodeCaps(const PmuCaps& pmu) {
+  std::string out;
+  Append<uint32_t>(&out, static_cast<uint32_t>(pmu.caps.size()));
+  for (const auto& [name, value] : pmu.caps) {
+    out += EncodeString(name);
+    out += EncodeString(value);
+  }
+  return out;
+}
+}  // namespace
+
+std::string EncodePmuCaps(const std::vector<PmuCaps>& pmus) {
+  std::string out;
+  Append<uint32_t>(&out, static_cast<uint32_t>(pmus.size()));
+  for (const PmuCaps& p : pmus) {
+    out += EncodeCaps(p);
+    out += EncodeString(p.pmu);
+  }
+  return out;
+}
+
+std::string EncodeCpuPmuCaps(const PmuCaps& cpu) { return EncodeCaps(cpu); }
+
 absl::Status ParseFeature(int feature, const uint8_t* data, size_t size,
                           uint64_t file_offset, HeaderFeatures* out) {
   out->present.set(feature);
@@ -342,6 +555,19 @@ absl::Status ParseFeature(int feature, const uint8_t* data, size_t size,
         PERFDATA_RETURN_IF_ERROR(c.Read(&sz, "auxtrace index size"));
         out->auxtrace_index.emplace_back(offset, sz);
       }
+      return absl::OkStatus();
+    }
+    case kFeatCpuTopology: return ParseCpuTopology(c, out->nr_cpus_avail, out);
+    case kFeatNumaTopology: return ParseNumaTopology(c, out);
+    case kFeatCache: return ParseCache(c, out);
+    case kFeatMemTopology: return ParseMemTopology(c, out);
+    case kFeatPmuMappings: return ParsePmuMappings(c, out);
+    case kFeatPmuCaps: return ParsePmuCaps(c, out);
+    case kFeatCpuPmuCaps: {
+      PmuCaps cpu;
+      cpu.pmu = "cpu";
+      PERFDATA_RETURN_IF_ERROR(ParseCaps(c, &cpu));
+      out->topology.cpu_pmu_caps = std::move(cpu);
       return absl::OkStatus();
     }
     default:

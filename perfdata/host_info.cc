@@ -44,6 +44,18 @@ HostInfo CollectHostInfo() {
   const long conf = sysconf(_SC_NPROCESSORS_CONF);
   const long online = sysconf(_SC_NPROCESSORS_ONLN);
   info.nr_cpus_avail = conf > 0 ? static_cast<uint32_t>(conf) : 0;
+  // perf's cpu__max_present_cpu: the highest present CPU + 1 (sysfs lists
+  // CPUs in ascending order, so the last number is the highest).
+  const std::string present = ReadWholeFile("/sys/devices/system/cpu/present");
+  const size_t end = present.find_last_of("0123456789");
+  if (end != std::string::npos) {
+    const size_t begin = present.find_last_not_of("0123456789", end);
+    uint32_t max_cpu = 0;
+    const size_t from = begin == std::string::npos ? 0 : begin + 1;
+    if (absl::SimpleAtoi(absl::string_view(present).substr(from, end + 1 - from), &max_cpu)) {
+      info.nr_cpus_avail = max_cpu + 1;
+    }
+  }
   info.nr_cpus_online = online > 0 ? static_cast<uint32_t>(online) : 0;
 
   const std::string cpuinfo = ReadWholeFile("/proc/cpuinfo");

@@ -13,7 +13,7 @@ namespace perfring::perfdata {
 
 struct HostInfo {
   std::string hostname, os_release, arch;  // uname nodename, release, machine
-  uint32_t nr_cpus_avail = 0;   // configured CPUs
+  uint32_t nr_cpus_avail = 0;   // the highest present CPU + 1, as perf counts them
   uint32_t nr_cpus_online = 0;
   std::string cpu_desc;         // "model name" of /proc/cpuinfo, spaces squeezed
   std::string cpuid;            // x86: "vendor,family,model,stepping"

@@ -27,14 +27,16 @@ absl::StatusOr<TimeOrderedRecords> TimeOrderedRecords::Collect(
   TimeOrderedRecords out;
   uint64_t last_time = 0;
   size_t block_used = kArenaBlock;
+  uint32_t position = 0;
   absl::Status s = reader.ForEachRecord([&](const RecordRef& ref) -> absl::Status {
+    const uint32_t here = position++;
     if (!keep(ref)) return absl::OkStatus();
     Entry e;
     e.bytes = ref.bytes;
     e.event = ref.event;
     e.offset = ref.offset;
     e.size = ref.size;
-    e.seq = static_cast<uint32_t>(out.records_.size());
+    e.seq = here;
     if (ref.decompressed) {
       if (kArenaBlock - block_used < ref.size) {
         out.arena_.push_back(std::make_unique<uint8_t[]>(kArenaBlock));

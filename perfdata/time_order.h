@@ -35,7 +35,8 @@ class TimeOrderedRecords {
     const EventInfo* event = nullptr;
     uint64_t offset = 0;             // as RecordRef::offset
     uint32_t size = 0;
-    uint32_t seq = 0;                // position in file order (breaks ties)
+    uint32_t seq = 0;                // position among all the file's records (breaks ties;
+                                     // ThreadNames' position)
     RecordRef ref() const;
   };
   const std::vector<Entry>& records() const { return records_; }

@@ -492,13 +492,20 @@ Writer::FeatureList Writer::CommonFeatures() const {
       {kFeatOsRelease, EncodeString(host.os_release)},
       {kFeatVersion, EncodeString(info_.version)},
       {kFeatArch, EncodeString(host.arch)},
-      {kFeatNrCpus, EncodeNrCpus(host.nr_cpus_avail, host.nr_cpus_online)},
   };
+  // perf counts the present CPUs for both NRCPUS and CPU_TOPOLOGY, whose
+  // per-CPU ids a reader reads by NRCPUS' count: the two must agree.
+  const SystemTopology& topo = info_.topology;
+  const uint32_t avail = topo.cpu ? static_cast<uint32_t>(topo.cpu->cpus.size()) : host.nr_cpus_avail;
+  f.emplace_back(kFeatNrCpus, EncodeNrCpus(avail, host.nr_cpus_online));
   if (!host.cpu_desc.empty()) f.emplace_back(kFeatCpuDesc, EncodeString(host.cpu_desc));
   if (!host.cpuid.empty()) f.emplace_back(kFeatCpuId, EncodeString(host.cpuid));
   f.emplace_back(kFeatTotalMem, EncodeU64(host.total_mem_kb));
   f.emplace_back(kFeatCmdline, EncodeStringList(info_.cmdline));
   f.emplace_back(kFeatEventDesc, EncodeEventDesc(event_desc_));
+  if (topo.cpu) f.emplace_back(kFeatCpuTopology, EncodeCpuTopology(*topo.cpu));
+  if (topo.numa) f.emplace_back(kFeatNumaTopology, EncodeNumaTopology(*topo.numa));
+  if (topo.pmus) f.emplace_back(kFeatPmuMappings, EncodePmuMappings(*topo.pmus));
   // As perf record: only when there is a group of two or more.
   if (std::vector<GroupDescEntry> groups = GroupsOf(events_); !groups.empty()) {
     f.emplace_back(kFeatGroupDesc, EncodeGroupDesc(groups));
@@ -521,6 +528,12 @@ Writer::FeatureList Writer::CommonFeatures() const {
     f.emplace_back(kFeatClockId, EncodeU64(res.tv_sec * 1000000000ULL + res.tv_nsec));
     f.emplace_back(kFeatClockData, EncodeClockData(*clock_data_));
   }
+  if (topo.caches) f.emplace_back(kFeatCache, EncodeCache(*topo.caches));
+  if (topo.memory) f.emplace_back(kFeatMemTopology, EncodeMemTopology(*topo.memory));
+  if (topo.cpu_pmu_caps) f.emplace_back(kFeatCpuPmuCaps, EncodeCpuPmuCaps(*topo.cpu_pmu_caps));
+  if (topo.pmu_caps) f.emplace_back(kFeatPmuCaps, EncodePmuCaps(*topo.pmu_caps));
+  // In bit order: pipe mode sends them as they are.
+  std::stable_sort(f.begin(), f.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   return f;
 }
 

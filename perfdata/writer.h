@@ -48,6 +48,7 @@
 #include "perfdata/dso_hits.h"
 #include "perfdata/host_info.h"
 #include "perfdata/record_compressor.h"
+#include "perfdata/system_topology.h"
 
 namespace perfring::perfdata {
 
@@ -56,6 +57,9 @@ struct RecordingInfo {
   std::vector<std::string> cmdline;  // CMDLINE: argv of the recording command
   std::optional<clockid_t> clockid;  // CLOCKID and CLOCK_DATA when a clock was chosen
   HostInfo host = CollectHostInfo(); // HOSTNAME ... TOTAL_MEM
+  // CPU_TOPOLOGY, NUMA_TOPOLOGY, CACHE, MEM_TOPOLOGY, PMU_MAPPINGS, PMU_CAPS,
+  // CPU_PMU_CAPS: each part present is written.
+  SystemTopology topology = CollectSystemTopology();
   std::string version = "perfring";  // VERSION
   // TRACING_DATA (perfdata/tracing_data.h's encoding) when the events include
   // tracepoints; "" writes none. Pipe mode carries it as a

@@ -65,6 +65,8 @@ absl::Status PerfDataSink::Begin(const EventTable& events) {
   absl::StatusOr<std::string> tracing_data = TracingDataFor(events, system_);
   if (!tracing_data.ok()) return tracing_data.status();
   info_.tracing_data = *std::move(tracing_data);
+  // The topology features from the same sysfs the events came from.
+  if (system_.sysfs != "/sys") info_.topology = perfdata::CollectSystemTopology(system_.sysfs);
   absl::StatusOr<std::unique_ptr<perfdata::Writer>> writer = perfdata::Writer::Create(path_);
   if (!writer.ok()) return writer.status();
   writer_ = std::move(*writer);

@@ -341,6 +341,80 @@ TEST_P(PerfInteropTest, PerfJsonFormatAgreesWithPerfDataConvert) {
   EXPECT_EQ(ours.size(), perf.size());
 }
 
+// Every JSON Lines sample's "comm" (file order and --sort time) is the name
+// `perf script -F comm` gives that sample: the thread's name at that time,
+// exec renames and forks included. perf prints ":TID" for a thread it has
+// no name for; dump then leaves "comm" out.
+TEST_P(PerfInteropTest, DumpSamplesCarryTheCommPerfScriptShows) {
+  const Case& c = GetParam();
+  if (!test_util::HavePerf()) GTEST_SKIP() << "perf is not installed";
+  const std::string path = TempPath(c.name + "_comm.data");
+  CommandResult rec = RunCommand("/usr/bin/perf record -q " + c.record_args + " -o " +
+                                 (c.pipe ? std::string("- > ") : std::string()) + path + " -- " + c.workload);
+  if (rec.exit_code != 0) GTEST_SKIP() << "perf record refused: " << rec.err;
+  const std::string input = c.pipe ? "-i - < " + path : "-i " + path;
+  using Named = std::tuple<uint64_t, int64_t, std::string>;  // time, tid, comm
+  std::vector<Named> perf;
+  CommandResult script = RunCommand("/usr/bin/perf script -G --ns -F comm,tid,time " + input);
+  ASSERT_EQ(script.exit_code, 0) << script.err;
+  static const std::regex kLine(R"(^\s*(.*\S)\s+(-?\d+)\s+(\d+)\.(\d{9}):\s*$)");
+  for (absl::string_view piece : absl::StrSplit(script.out, '\n', absl::SkipEmpty())) {
+    const std::string line(piece);
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(line, m, kLine)) << line;
+    perf.emplace_back(std::stoull(m[3]) * 1000000000ULL + std::stoull(m[4]), std::stoll(m[2]), m[1].str());
+  }
+  std::sort(perf.begin(), perf.end());
+  ASSERT_FALSE(perf.empty());
+  for (const cli::DumpOptions::Sort sort : {cli::DumpOptions::Sort::kFile, cli::DumpOptions::Sort::kTime}) {
+    cli::DumpOptions options;
+    options.path = path;
+    options.sort = sort;
+    char* buf = nullptr;
+    size_t len = 0;
+    FILE* out = open_memstream(&buf, &len);
+    ASSERT_TRUE(cli::RunDump(options, out, stderr).ok());
+    fclose(out);
+    const std::string text(buf, len);
+    free(buf);
+    std::vector<Named> ours;
+    for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
+      const nlohmann::json j = nlohmann::json::parse(line);
+      if (j["type"] != "SAMPLE") continue;
+      const int64_t tid = j.value("tid", int64_t{-1});
+      ours.emplace_back(j.value("time", uint64_t{0}), tid, j.value("comm", absl::StrCat(":", tid)));
+    }
+    std::sort(ours.begin(), ours.end());
+    ASSERT_EQ(ours.size(), perf.size());
+    for (size_t i = 0; i < perf.size(); ++i) {
+      ASSERT_EQ(ours[i], perf[i]) << "sample " << i << " (sort " << static_cast<int>(sort) << ")";
+    }
+  }
+}
+
+// A group read by its leader (`:S`): perf delivers each sample once per
+// member whose count moved, so perf data convert writes one entry per member
+// sample; perf-json does the same.
+TEST(PerfInteropGroupTest, PerfJsonOfAGroupReadHasOneEntryPerMemberAsPerfDataConvert) {
+  if (!test_util::HavePerf()) GTEST_SKIP() << "perf is not installed";
+  const std::string path = TempPath("group_read.data");
+  CommandResult rec = RunCommand(std::string("/usr/bin/perf record -q -e '{cpu-clock,task-clock}:S' -c 200000 -o ") +
+                                 path + " -- " + kWorkload);
+  if (rec.exit_code != 0) GTEST_SKIP() << "perf record refused: " << rec.err;
+  const nlohmann::json ours =
+      nlohmann::json::parse(RunDumpToString(path, false, cli::DumpOptions::Format::kPerfJson));
+  const nlohmann::json perf = PerfConvertJson(path);
+  // More entries than records: the members' too.
+  size_t records = 0;
+  for (absl::string_view line : absl::StrSplit(RunDumpToString(path), '\n', absl::SkipEmpty()))
+    records += nlohmann::json::parse(line)["type"] == "SAMPLE";
+  EXPECT_GT(perf["samples"].size(), records);
+  ASSERT_EQ(ours["samples"].size(), perf["samples"].size());
+  for (size_t i = 0; i < perf["samples"].size(); ++i) {
+    ASSERT_EQ(ours["samples"][i], perf["samples"][i]) << "sample " << i;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(
     PerfRecord, PerfInteropTest,
     ::testing::Values(

@@ -7,6 +7,8 @@
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "perfdata/build_id.h"
+#include "perfdata/reader.h"
+#include "tests/perfdata/test_util.h"
 
 namespace perfring::perfdata {
 namespace {
@@ -87,6 +89,100 @@ TEST(FeaturesTest, BuildIdEntriesAre36BytesPlusTheNamePaddedTo64) {
   EXPECT_EQ(f.build_ids[1].build_id, e.build_id);
   EXPECT_EQ(f.build_ids[1].filename, e.filename);
   EXPECT_EQ(f.build_ids[1].pid, -1);
+}
+
+// perf 6.1's own topology sections (testdata/README.md): parsed and encoded
+// again, each is byte for byte what perf wrote.
+TEST(FeaturesTest, TopologySectionsOfPerfsFileReencodeByteForByte) {
+  const std::string path = "tests/perfdata/testdata/perf_record_z.data";
+  absl::StatusOr<std::unique_ptr<Reader>> r = Reader::Open(path);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const HeaderFeatures& f = (*r)->features();
+  const std::string file = test_util::ReadFileOrDie(path);
+  auto section = [&](int bit) {
+    const auto& [offset, size] = f.sections.at(bit);
+    return file.substr(offset, size);
+  };
+  const SystemTopology& t = f.topology;
+  ASSERT_TRUE(t.cpu && t.numa && t.caches && t.memory && t.pmus && t.pmu_caps);
+  EXPECT_EQ(EncodeCpuTopology(*t.cpu), section(kFeatCpuTopology));
+  EXPECT_EQ(EncodeNumaTopology(*t.numa), section(kFeatNumaTopology));
+  EXPECT_EQ(EncodeCache(*t.caches), section(kFeatCache));
+  EXPECT_EQ(EncodeMemTopology(*t.memory), section(kFeatMemTopology));
+  EXPECT_EQ(EncodePmuMappings(*t.pmus), section(kFeatPmuMappings));
+  EXPECT_EQ(EncodePmuCaps(*t.pmu_caps), section(kFeatPmuCaps));
+  // What perf report --header -I shows for it.
+  EXPECT_EQ(t.cpu->package_cpus_lists, std::vector<std::string>{"0-1"});
+  EXPECT_EQ(t.cpu->core_cpus_lists, (std::vector<std::string>{"0", "1"}));
+  ASSERT_EQ(t.cpu->cpus.size(), 2u);
+  EXPECT_EQ(t.cpu->cpus[1], (CpuTopology::Cpu{1, 0, 0}));
+  ASSERT_EQ(t.numa->size(), 1u);
+  EXPECT_EQ((*t.numa)[0].cpus, "0-1");
+  ASSERT_EQ(t.memory->nodes.size(), 1u);
+  EXPECT_EQ(t.memory->block_size, 0x8000000u);
+  EXPECT_EQ(t.memory->nodes[0].size, 200u);
+  ASSERT_GE(t.pmus->size(), 1u);
+  EXPECT_EQ((*t.pmus)[0].name, "software");
+  EXPECT_EQ((*t.pmus)[0].type, 1u);
+}
+
+TEST(FeaturesTest, CpuTopologyWithoutDiesAndWithUnknownIdsRoundTrips) {
+  CpuTopology t;
+  t.package_cpus_lists = {"0-1", "2-3"};
+  t.core_cpus_lists = {"0-1", "2-3"};
+  t.cpus = {{0, 0, -1}, {0, 0, -1}, {1, 1, -1}, {-1, -1, -1}};
+  const std::string enc = EncodeCpuTopology(t);
+  // Two string lists of two 68-byte strings, then 4 pairs of ids: no die part.
+  ASSERT_EQ(enc.size(), 2 * (4 + 2 * 68) + 4 * 8u);
+  EXPECT_EQ(LoadUnaligned<int32_t>(Bytes(enc) + enc.size() - 8), -1);
+  HeaderFeatures f;
+  f.nr_cpus_avail = 4;
+  ASSERT_TRUE(ParseFeature(kFeatCpuTopology, Bytes(enc), enc.size(), 0, &f).ok());
+  ASSERT_TRUE(f.topology.cpu);
+  EXPECT_FALSE(f.topology.cpu->has_die);
+  EXPECT_EQ(f.topology.cpu->cpus, t.cpus);
+  EXPECT_EQ(f.topology.cpu->package_cpus_lists, t.package_cpus_lists);
+
+  t.has_die = true;
+  t.die_cpus_lists = {"0-3"};
+  t.cpus[3].die_id = 7;
+  const std::string with_dies = EncodeCpuTopology(t);
+  EXPECT_EQ(with_dies.size(), enc.size() + 4 + 68 + 4 * 4);
+  HeaderFeatures g;
+  g.nr_cpus_avail = 4;
+  ASSERT_TRUE(ParseFeature(kFeatCpuTopology, Bytes(with_dies), with_dies.size(), 0, &g).ok());
+  EXPECT_TRUE(g.topology.cpu->has_die);
+  EXPECT_EQ(g.topology.cpu->cpus[3].die_id, 7);
+  EXPECT_EQ(g.topology.cpu->die_cpus_lists, t.die_cpus_lists);
+}
+
+TEST(FeaturesTest, CacheMemAndPmuCapsRoundTrip) {
+  std::vector<CacheLevel> caches = {{1, 64, 64, 8, "Data", "32K", "0-1"},
+                                    {2, 64, 1024, 16, "Unified", "1024K", "0"}};
+  const std::string cache = EncodeCache(caches);
+  EXPECT_EQ(cache.size(), 8 + 2 * (16 + 3 * 68u));
+  MemTopology mem;
+  mem.block_size = 0x8000000;
+  mem.nodes = {{0, 70, {~0ULL, 0x3f}}, {1, 1, {0}}};
+  const std::string memory = EncodeMemTopology(mem);
+  EXPECT_EQ(memory.size(), 24 + (24 + 16) + (24 + 8u));
+  std::vector<PmuCaps> caps = {{"ibs_op", {{"zen4_ibs_extensions", "1"}}}, {"cpu_core", {}}};
+  const std::string pmu_caps = EncodePmuCaps(caps);
+  HeaderFeatures f;
+  ASSERT_TRUE(ParseFeature(kFeatCache, Bytes(cache), cache.size(), 0, &f).ok());
+  ASSERT_TRUE(ParseFeature(kFeatMemTopology, Bytes(memory), memory.size(), 0, &f).ok());
+  ASSERT_TRUE(ParseFeature(kFeatPmuCaps, Bytes(pmu_caps), pmu_caps.size(), 0, &f).ok());
+  ASSERT_EQ(f.topology.caches->size(), 2u);
+  EXPECT_EQ((*f.topology.caches)[1].size, "1024K");
+  EXPECT_EQ((*f.topology.caches)[1].sets, 1024u);
+  EXPECT_EQ(f.topology.memory->nodes[0].bitmap, mem.nodes[0].bitmap);
+  EXPECT_EQ(f.topology.memory->nodes[1].size, 1u);
+  ASSERT_EQ(f.topology.pmu_caps->size(), 2u);
+  EXPECT_EQ((*f.topology.pmu_caps)[0].pmu, "ibs_op");
+  EXPECT_EQ((*f.topology.pmu_caps)[0].caps[0].second, "1");
+  // A cut section is an error naming its offset, not a crash.
+  EXPECT_FALSE(ParseFeature(kFeatMemTopology, Bytes(memory), memory.size() - 8, 0, &f).ok());
+  EXPECT_FALSE(ParseFeature(kFeatCache, Bytes(cache), cache.size() - 1, 0, &f).ok());
 }
 
 TEST(FeaturesTest, TruncatedPayloadIsAnErrorNamingTheOffset) {
