@@ -1,11 +1,14 @@
 #include "record/record_options.h"
 
+#include <linux/perf_event.h>
 #include <unistd.h>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "sampler/event_spec.h"
 
 namespace perfring {
 namespace {
@@ -60,10 +63,14 @@ absl::StatusOr<CallGraph> ParseCallGraph(absl::string_view text) {
     graph.mode = CallGraphMode::kFramePointer;
     return graph;
   }
+  if (text == "lbr") {  // the kernel says whether the PMU has LBR
+    graph.mode = CallGraphMode::kLbr;
+    return graph;
+  }
   absl::string_view rest = text;
   if (!absl::ConsumePrefix(&rest, "dwarf")) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "bad --call-graph '", text, "': expected fp, dwarf or dwarf,SIZE (lbr is not supported)"));
+        "bad --call-graph '", text, "': expected fp, dwarf, dwarf,SIZE or lbr"));
   }
   graph.mode = CallGraphMode::kDwarf;
   if (rest.empty()) return graph;
@@ -146,10 +153,86 @@ absl::StatusOr<clockid_t> ParseClockId(absl::string_view text) {
   if (bare == "realtime") return CLOCK_REALTIME;
   if (bare == "boottime") return CLOCK_BOOTTIME;
   if (bare == "tai") return CLOCK_TAI;
+  // perf's short names (builtin-record.c clockids).
+  if (bare == "mono") return CLOCK_MONOTONIC;
+  if (bare == "raw") return CLOCK_MONOTONIC_RAW;
+  if (bare == "real") return CLOCK_REALTIME;
+  if (bare == "boot") return CLOCK_BOOTTIME;
   int number = 0;
   if (absl::SimpleAtoi(bare, &number) && number >= 0) return number;
   return absl::InvalidArgumentError(absl::StrCat(
-      "bad clockid '", text, "': expected monotonic, monotonic_raw, realtime, boottime, tai or a number"));
+      "bad clockid '", text, "': expected monotonic (mono), monotonic_raw (raw), realtime (real), "
+      "boottime (boot), tai or a number"));
+}
+
+absl::StatusOr<uint64_t> ParseBranchFilter(absl::string_view text) {
+  struct BranchMode {
+    const char* name;
+    uint64_t bits;
+  };
+  // perf's branch_modes (util/parse-branch-options.c).
+  static constexpr BranchMode kModes[] = {
+      {"u", PERF_SAMPLE_BRANCH_USER},           {"k", PERF_SAMPLE_BRANCH_KERNEL},
+      {"hv", PERF_SAMPLE_BRANCH_HV},            {"any", PERF_SAMPLE_BRANCH_ANY},
+      {"any_call", PERF_SAMPLE_BRANCH_ANY_CALL}, {"any_ret", PERF_SAMPLE_BRANCH_ANY_RETURN},
+      {"ind_call", PERF_SAMPLE_BRANCH_IND_CALL}, {"abort_tx", PERF_SAMPLE_BRANCH_ABORT_TX},
+      {"in_tx", PERF_SAMPLE_BRANCH_IN_TX},      {"no_tx", PERF_SAMPLE_BRANCH_NO_TX},
+      {"cond", PERF_SAMPLE_BRANCH_COND},        {"ind_jmp", PERF_SAMPLE_BRANCH_IND_JUMP},
+      {"call", PERF_SAMPLE_BRANCH_CALL},        {"save_type", PERF_SAMPLE_BRANCH_TYPE_SAVE},
+      {"stack", PERF_SAMPLE_BRANCH_CALL_STACK}, {"priv", PERF_SAMPLE_BRANCH_PRIV_SAVE},
+      {"hw_index", PERF_SAMPLE_BRANCH_HW_INDEX}, {"no_flags", PERF_SAMPLE_BRANCH_NO_FLAGS},
+      {"no_cycles", PERF_SAMPLE_BRANCH_NO_CYCLES},
+  };
+  constexpr uint64_t kPrivilegeOnly =
+      PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_KERNEL | PERF_SAMPLE_BRANCH_HV;
+  uint64_t mask = 0;
+  for (absl::string_view name : absl::StrSplit(text, ',')) {
+    name = absl::StripAsciiWhitespace(name);
+    const BranchMode* found = nullptr;
+    for (const BranchMode& mode : kModes) {
+      if (name == mode.name) found = &mode;
+    }
+    if (found == nullptr) {
+      std::string valid;
+      for (const BranchMode& mode : kModes) absl::StrAppend(&valid, valid.empty() ? "" : " ", mode.name);
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown branch filter '", name, "' (valid: ", valid, ")"));
+    }
+    mask |= found->bits;
+  }
+  // Only privilege levels named: any branch at those levels, as perf defaults.
+  if ((mask & ~kPrivilegeOnly) == 0) mask |= PERF_SAMPLE_BRANCH_ANY;
+  return mask;
+}
+
+absl::StatusOr<int64_t> ParseDelay(absl::string_view text) {
+  int64_t ms = 0;
+  if (text == "-1") return -1;
+  if (!absl::SimpleAtoi(text, &ms) || ms < 0 || ms > int64_t{1} << 40 ||
+      !absl::ascii_isdigit(static_cast<unsigned char>(text.front()))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bad --delay '", text, "': expected milliseconds (0 or more), or -1 to start with the events disabled"));
+  }
+  return ms;
+}
+
+absl::Status ApplyEventFilters(const std::vector<RecordOptions::EventFilter>& filters,
+                               EventList* list) {
+  for (const RecordOptions::EventFilter& filter : filters) {
+    for (EventGroup& group : list->groups) {
+      for (EventSpec& spec : group.events) {
+        if (spec.offset < filter.events_begin || spec.offset >= filter.events_end) continue;
+        if (spec.kind != EventKind::kTracepoint) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "--filter '", filter.filter, "' follows -e ", spec.name,
+              ", which is not a tracepoint: filters apply to tracepoints"));
+        }
+        spec.filter = spec.filter.empty() ? filter.filter
+                                          : absl::StrCat("(", spec.filter, ") && (", filter.filter, ")");
+      }
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace perfring

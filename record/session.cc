@@ -127,6 +127,7 @@ class Session {
   // CPU but never reported in a LOST record of its own.
   void ReportLostAtEnd();
   int EventIndex(const EventInfo* event) const;
+  void Notice(const std::string& line) const;
 
   const RecordOptions& options_;
   StopSignals* signals_;  // installed by RunRecord before the command was forked
@@ -143,7 +144,17 @@ class Session {
   absl::flat_hash_map<const EventInfo*, int> index_of_;
   absl::Status sink_status_;  // the first sink failure; stops the capture
   uint64_t last_time_ = 0;    // the latest record time seen
+  // -D: when the events are enabled (the tracking dummy runs from the start).
+  std::optional<Clock::time_point> enable_at_;
 };
+
+void Session::Notice(const std::string& line) const {
+  if (options_.notice) {
+    options_.notice(line);
+  } else {
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
+}
 
 int Session::EventIndex(const EventInfo* event) const {
   if (event == nullptr) return -1;
@@ -226,8 +237,10 @@ void Session::SnapshotAux() {
 
 absl::Status Session::Start() {
   // A followed command enables its events itself, at exec (enable_on_exec).
+  // With -D only the tracking dummy (event 0) starts; the rest waits.
   if (!target_.follow_command) {
-    if (absl::Status s = events_.EnableAll(); !s.ok()) return s;
+    absl::Status s = options_.delay_ms == 0 ? events_.EnableAll() : events_.EnableEvent(0);
+    if (!s.ok()) return s;
   }
   // Stopped already (Ctrl-C while the events were opened): the command is
   // not started; Finish ends it. A command that cannot be exec'd after all
@@ -241,6 +254,9 @@ absl::Status Session::Start() {
       return started;
     }
   }
+  // perf's wording (builtin-record.c EVLIST_DISABLED_MSG / EVLIST_ENABLED_MSG).
+  if (options_.delay_ms != 0) Notice("Events disabled");
+  if (options_.delay_ms > 0) enable_at_ = Clock::now() + std::chrono::milliseconds(options_.delay_ms);
   return absl::OkStatus();
 }
 
@@ -299,8 +315,9 @@ absl::Status Session::Loop() {
   bool stop = false;
   while (!stop && sink_status_.ok()) {
     int timeout_ms = options_.poll ? 0 : 1000;
-    if (deadline) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now());
+    for (const std::optional<Clock::time_point>& until : {deadline, enable_at_}) {
+      if (!until) continue;
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*until - Clock::now());
       timeout_ms = std::max<int>(0, std::min<int64_t>(timeout_ms, left.count() + 1));
     }
     const int n = epoll.Wait(ready, 64, timeout_ms);
@@ -325,6 +342,11 @@ absl::Status Session::Loop() {
       }
     }
     if (ring_ready) ++summary_.wakeups;
+    if (enable_at_ && !stop && Clock::now() >= *enable_at_) {
+      enable_at_.reset();
+      if (absl::Status s = events_.EnableAll(); !s.ok()) return s;
+      Notice("Events enabled");
+    }
     DrainPass();
     if (deadline && Clock::now() >= *deadline) stop = true;
     if (command_ && command_->exit_fd() < 0 && command_->TryWait()) stop = true;
@@ -414,6 +436,29 @@ void Session::ReportLostAtEnd() {
   if (wrote && sink_status_.ok()) sink_status_ = sink_->EndRound();
 }
 
+// -D: the events start late, but the side-band (the command's exec mmaps,
+// comms, forks) must be recorded from the start, so it goes to a dummy
+// event that starts at once (at the command's exec), as perf does.
+absl::StatusOr<EventSet::PrebuiltEvent> DelayTrackingEvent(const RecordOptions& options,
+                                                           AttrContext context, const Target& target) {
+  EventSpec dummy;
+  dummy.name = "dummy:u";
+  dummy.kind = EventKind::kSoftware;
+  dummy.attr.type = PERF_TYPE_SOFTWARE;
+  dummy.attr.config = PERF_COUNT_SW_DUMMY;
+  dummy.attr.sample_period = 1;
+  dummy.has_own_period = true;
+  dummy.attr.exclude_kernel = 1;
+  dummy.attr.exclude_hv = 1;
+  context.enable_on_exec = target.follow_command;
+  EventRole role;
+  role.tracking = true;
+  role.leader = true;
+  absl::StatusOr<perf_event_attr> attr = BuildEventAttr(dummy, options, context, role);
+  if (!attr.ok()) return attr.status();
+  return EventSet::PrebuiltEvent{dummy.name, dummy.kind, *attr};
+}
+
 }  // namespace
 
 absl::StatusOr<CaptureSummary> RunRecord(const RecordOptions& options, RecordSink* sink) {
@@ -434,8 +479,10 @@ absl::StatusOr<CaptureSummary> RunRecord(const RecordOptions& options, RecordSin
   absl::StatusOr<EventList> list =
       ParseEventList(options.events.empty() ? "cycles" : options.events, options.paths);
   if (!list.ok()) return list.status();
+  if (absl::Status s = ApplyEventFilters(options.filters, &*list); !s.ok()) return s;
   absl::StatusOr<Target> target = ResolveTarget(options);
   if (!target.ok()) return target.status();
+  if (absl::Status s = ApplyPerThread(options, &*target); !s.ok()) return s;
   absl::StatusOr<SamplingRate> rate = ResolveSamplingRate(options, notice);
   if (!rate.ok()) return rate.status();
   // An AUX trace event (intel_pt//) is taken out of the list: aux/ builds
@@ -447,6 +494,9 @@ absl::StatusOr<CaptureSummary> RunRecord(const RecordOptions& options, RecordSin
       PlanTraceEvent(&*list, options, target->follow_command, target->inherit, target->system_wide,
                      privileged);
   if (!trace.ok()) return trace.status();
+  if (*trace && options.delay_ms != 0) {
+    return absl::InvalidArgumentError("-D/--delay cannot be combined with an AUX trace event");
+  }
   if (*trace) {
     for (const std::string& line : (*trace)->attrs.notices) notice(line);
     // cs_etm and arm_spe_N exist on their CPUs only: every event is opened there.
@@ -471,12 +521,19 @@ absl::StatusOr<CaptureSummary> RunRecord(const RecordOptions& options, RecordSin
   AttrContext context;
   context.rate = *rate;
   context.sample_cpu = target->system_wide || options.sample_cpu;
-  context.enable_on_exec = target->follow_command;
+  context.enable_on_exec = target->follow_command && options.delay_ms == 0;
   context.inherit = target->inherit;
   context.ring_bytes = uint64_t{options.mmap_pages} * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  std::vector<EventSet::PrebuiltEvent> prebuilt;
+  if (*trace) {
+    prebuilt = (*trace)->prebuilt;
+  } else if (options.delay_ms != 0) {
+    absl::StatusOr<EventSet::PrebuiltEvent> tracking = DelayTrackingEvent(options, context, *target);
+    if (!tracking.ok()) return tracking.status();
+    prebuilt.push_back(*std::move(tracking));
+  }
   absl::StatusOr<EventSet> events =
-      EventSet::Open(*list, options, target->cpus, target->tasks, context, notice,
-                     *trace ? (*trace)->prebuilt : std::vector<EventSet::PrebuiltEvent>{});
+      EventSet::Open(*list, options, target->cpus, target->tasks, context, notice, prebuilt);
   if (!events.ok()) {
     // The command died while its events were opened (a Ctrl-C to the process
     // group kills it before exec; it may still be exiting, so its events
