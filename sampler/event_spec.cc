@@ -230,7 +230,16 @@ absl::StatusOr<EventList> Parser::ParseList() {
   for (const Piece& item : *items) {
     absl::StatusOr<EventGroup> group = ParseItem(item);
     if (!group.ok()) return group.status();
-    list.groups.push_back(*std::move(group));
+    if (group->braced) {
+      list.groups.push_back(*std::move(group));
+      continue;
+    }
+    // Outside braces each event of a glob stands alone, as perf adds them.
+    for (EventSpec& spec : group->events) {
+      EventGroup lone;
+      lone.events.push_back(std::move(spec));
+      list.groups.push_back(std::move(lone));
+    }
   }
   return list;
 }
