@@ -145,6 +145,9 @@ absl::Status ApplyPerThread(const RecordOptions& options, Target* target) {
     return absl::InvalidArgumentError("--per-thread follows tasks (a command, -p, -t or -u), not -a or -C");
   }
   target->cpus = {-1};
+  // The kernel does not map inherited events of cpu -1 (perf_mmap: EINVAL),
+  // so perf's --per-thread follows the tasks only, not their children.
+  target->inherit = false;
   return absl::OkStatus();
 }
 

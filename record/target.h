@@ -48,8 +48,9 @@ struct Target {
 absl::StatusOr<Target> ResolveTarget(const RecordOptions& options);
 
 // --per-thread (perf's per-thread mmaps): each task's events count on any
-// CPU (cpu -1) and each task has a ring of its own. InvalidArgument for a
-// system-wide target.
+// CPU (cpu -1) and each task has a ring of its own; children are not
+// followed (the kernel cannot map inherited cpu -1 events). InvalidArgument
+// for a system-wide target.
 absl::Status ApplyPerThread(const RecordOptions& options, Target* target);
 
 // -u: a user name or number. InvalidArgument when there is no such user.
