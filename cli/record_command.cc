@@ -40,7 +40,7 @@ namespace {
 
 constexpr char kUsage[] =
     "perfring record [-e LIST] [-F HZ | -c N] [-a | -C CPUS | -p PIDS | -t TIDS] "
-    "[-g | --call-graph fp|dwarf[,SIZE]] [-m PAGES[,AUX]] [-S] [-o FILE|-] [--json FILE|-] "
+    "[-g | --call-graph fp|dwarf[,SIZE]|lbr] [-m PAGES[,AUX]] [-S] [-o FILE|-] [--json FILE|-] "
     "[--duration S] [-- COMMAND ARGS...]";
 
 struct RecordArgs {
@@ -113,7 +113,7 @@ ArgParser MakeParser(RecordArgs* r) {
     return [out](absl::string_view v) { *out = std::string(v); return absl::OkStatus(); };
   };
   p.Add({'e', "event", A::kRequired, "LIST",
-         "events: cycles, cpu-clock, page-faults, sched:sched_switch, rNNNN, pmu/k=v/, {a,b}, {a,b}:S, :u :k :p",
+         "events: cycles, cpu-clock, page-faults, sched:sched_switch, sched:*, rNNNN, pmu/k=v/, cpu-clock/period=N/, mem:ADDR[/LEN][:rwx], {a,b}, {a,b}:S, :u :k :p :P :W :e",
          [r](absl::string_view v) {
            // perf: "event syntax error: ''"; the default event is not meant.
            if (absl::StripAsciiWhitespace(v).empty()) {
