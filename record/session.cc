@@ -90,6 +90,15 @@ void AddCounts(const std::vector<EventSet::CounterReading>& counts, CaptureSumma
   }
 }
 
+// A notice line to options.notice, or stderr by default.
+void SayNotice(const RecordOptions& options, const std::string& line) {
+  if (options.notice) {
+    options.notice(line);
+  } else {
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
+}
+
 // One capture from open to close.
 class Session {
  public:
@@ -148,13 +157,7 @@ class Session {
   std::optional<Clock::time_point> enable_at_;
 };
 
-void Session::Notice(const std::string& line) const {
-  if (options_.notice) {
-    options_.notice(line);
-  } else {
-    std::fprintf(stderr, "%s\n", line.c_str());
-  }
-}
+void Session::Notice(const std::string& line) const { SayNotice(options_, line); }
 
 int Session::EventIndex(const EventInfo* event) const {
   if (event == nullptr) return -1;
@@ -465,11 +468,7 @@ absl::StatusOr<CaptureSummary> RunRecord(const RecordOptions& options, RecordSin
   std::vector<std::string> notices;
   const std::function<void(const std::string&)> notice = [&](const std::string& line) {
     notices.push_back(line);
-    if (options.notice) {
-      options.notice(line);
-    } else {
-      std::fprintf(stderr, "%s\n", line.c_str());
-    }
+    SayNotice(options, line);
   };
   if (options.mmap_pages == 0 || (options.mmap_pages & (options.mmap_pages - 1)) != 0) {
     return absl::InvalidArgumentError(absl::StrCat(
