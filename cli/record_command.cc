@@ -231,11 +231,12 @@ ArgParser MakeParser(RecordArgs* r) {
   p.Add({'u', "uid", A::kRequired, "USER", "every process of this user (name or uid)", str(&o->uid)});
   p.Add({0, "per-thread", A::kNone, "", "events and a ring per thread (cpu -1) instead of per CPU",
          [o](absl::string_view) { return SetFlag(&o->per_thread); }});
-  p.Add({'D', "delay", A::kRequired, "MS", "start the events MS milliseconds after the command (-1: never: disabled)",
+  p.Add({'D', "delay", A::kRequired, "MS|-1|A-B,...",
+         "start the events MS ms after the command, never (-1), or run them in these ms ranges",
          [o](absl::string_view v) {
-           absl::StatusOr<int64_t> ms = ParseDelay(v);
-           if (!ms.ok()) return ms.status();
-           o->delay_ms = *ms;
+           absl::StatusOr<std::vector<RecordOptions::EnabledRange>> delay = ParseDelay(v);
+           if (!delay.ok()) return delay.status();
+           o->delay = *std::move(delay);
            return absl::OkStatus();
          }});
   p.Add({0, "wakeup-events", A::kRequired, "N", "wake the reader every N samples",

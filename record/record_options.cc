@@ -205,15 +205,34 @@ absl::StatusOr<uint64_t> ParseBranchFilter(absl::string_view text) {
   return mask;
 }
 
-absl::StatusOr<int64_t> ParseDelay(absl::string_view text) {
-  int64_t ms = 0;
-  if (text == "-1") return -1;
-  if (!absl::SimpleAtoi(text, &ms) || ms < 0 || ms > int64_t{1} << 40 ||
-      !absl::ascii_isdigit(static_cast<unsigned char>(text.front()))) {
+absl::StatusOr<std::vector<RecordOptions::EnabledRange>> ParseDelay(absl::string_view text) {
+  const auto bad = [text]() {
     return absl::InvalidArgumentError(absl::StrCat(
-        "bad --delay '", text, "': expected milliseconds (0 or more), or -1 to start with the events disabled"));
+        "bad --delay '", text, "': expected milliseconds (300), -1 (the events never run) or "
+        "ascending ranges START-END,... (10-20,30-40)"));
+  };
+  const auto milliseconds = [](absl::string_view digits, int64_t* ms) {
+    return !digits.empty() && absl::ascii_isdigit(static_cast<unsigned char>(digits.front())) &&
+           absl::SimpleAtoi(digits, ms) && *ms <= (int64_t{1} << 40);
+  };
+  std::vector<RecordOptions::EnabledRange> ranges;
+  if (text == "-1") return ranges;
+  int64_t ms = 0;
+  if (milliseconds(text, &ms)) {
+    ranges.push_back({ms, -1});
+    return ranges;
   }
-  return ms;
+  for (absl::string_view range : absl::StrSplit(text, ',')) {
+    const std::vector<absl::string_view> ends = absl::StrSplit(range, absl::MaxSplits('-', 1));
+    RecordOptions::EnabledRange parsed;
+    if (ends.size() != 2 || !milliseconds(ends[0], &parsed.start_ms) ||
+        !milliseconds(ends[1], &parsed.end_ms) || parsed.start_ms >= parsed.end_ms ||
+        (!ranges.empty() && parsed.start_ms < ranges.back().end_ms)) {
+      return bad();
+    }
+    ranges.push_back(parsed);
+  }
+  return ranges;
 }
 
 absl::Status ApplyEventFilters(const std::vector<RecordOptions::EventFilter>& filters,

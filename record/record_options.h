@@ -57,10 +57,15 @@ struct RecordOptions : SamplerOptions {
   bool poll = false;           // --poll: busy-poll the rings instead of sleeping in epoll
   double duration_seconds = 0; // --duration (ParseDuration): stop after this long (0: no limit)
   bool quiet = false;          // -q: no status line
-  // -D / --delay: the events start this many milliseconds after the command
-  // (or the capture) starts; the side-band (mmaps, comms) is recorded from
-  // the start. -1: the events stay disabled (perf's -D -1). 0: no delay.
-  int64_t delay_ms = 0;
+  // -D / --delay (ParseDelay): when the events run, in milliseconds from the
+  // command's (or the capture's) start; the side-band (mmaps, comms) is
+  // recorded from the start all the same. nullopt: no -D, the events run
+  // from the start; empty: -D -1, they never run.
+  struct EnabledRange {
+    int64_t start_ms = 0;
+    int64_t end_ms = -1;  // -1: until the capture ends
+  };
+  std::optional<std::vector<EnabledRange>> delay;
 
   // AUX trace (an intel_pt//, cs_etm//, arm_spe// event in -e; record/trace_events.h).
   // -m DATA,AUX: pages of each AUX area, a power of two. nullopt: perf's
@@ -114,8 +119,10 @@ absl::StatusOr<clockid_t> ParseClockId(absl::string_view text);
 // PERF_SAMPLE_BRANCH_* mask. InvalidArgument naming the unknown one.
 absl::StatusOr<uint64_t> ParseBranchFilter(absl::string_view text);
 
-// Parses -D / --delay: milliseconds (>= 1), or -1 (start disabled).
-absl::StatusOr<int64_t> ParseDelay(absl::string_view text);
+// Parses -D / --delay as perf 6.1 does: milliseconds ("300": the events run
+// from 300 ms on), -1 (they never run: no range), or ranges "10-20,30-40"
+// (ascending, each start before its end). InvalidArgument otherwise.
+absl::StatusOr<std::vector<RecordOptions::EnabledRange>> ParseDelay(absl::string_view text);
 
 // Adds each of `filters` (RecordOptions::filters) to the events of `list`
 // whose text lies in its range. InvalidArgument when such an event is not a

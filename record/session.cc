@@ -127,6 +127,8 @@ class Session {
   // what the round releases. Returns records read.
   size_t DrainPass(bool release = true);
   absl::Status Finish();
+  // -D: enables or disables the events whose time has come.
+  absl::Status SwitchEventsOnTime();
   // AUX trace: the AUXTRACE_INFO record (after Begin); full-trace areas
   // drained after each pass; one snapshot of every area (SIGUSR2, the end).
   absl::Status WriteAuxInfo();
@@ -153,8 +155,10 @@ class Session {
   absl::flat_hash_map<const EventInfo*, int> index_of_;
   absl::Status sink_status_;  // the first sink failure; stops the capture
   uint64_t last_time_ = 0;    // the latest record time seen
-  // -D: when the events are enabled (the tracking dummy runs from the start).
-  std::optional<Clock::time_point> enable_at_;
+  // -D: when the events (all but the tracking dummy, event 0, which runs
+  // from the start) are enabled (true) or disabled (false), in time order.
+  std::vector<std::pair<Clock::time_point, bool>> switches_;
+  size_t next_switch_ = 0;
 };
 
 void Session::Notice(const std::string& line) const { SayNotice(options_, line); }
@@ -242,7 +246,7 @@ absl::Status Session::Start() {
   // A followed command enables its events itself, at exec (enable_on_exec).
   // With -D only the tracking dummy (event 0) starts; the rest waits.
   if (!target_.follow_command) {
-    absl::Status s = options_.delay_ms == 0 ? events_.EnableAll() : events_.EnableEvent(0);
+    absl::Status s = !options_.delay ? events_.EnableAll() : events_.SetEventEnabled(0, true);
     if (!s.ok()) return s;
   }
   // Stopped already (Ctrl-C while the events were opened): the command is
@@ -257,9 +261,26 @@ absl::Status Session::Start() {
       return started;
     }
   }
-  // perf's wording (builtin-record.c EVLIST_DISABLED_MSG / EVLIST_ENABLED_MSG).
-  if (options_.delay_ms != 0) Notice("Events disabled");
-  if (options_.delay_ms > 0) enable_at_ = Clock::now() + std::chrono::milliseconds(options_.delay_ms);
+  if (options_.delay) {
+    // perf's wording (builtin-record.c EVLIST_DISABLED_MSG / EVLIST_ENABLED_MSG).
+    Notice("Events disabled");
+    const Clock::time_point start = Clock::now();
+    for (const RecordOptions::EnabledRange& range : *options_.delay) {
+      switches_.emplace_back(start + std::chrono::milliseconds(range.start_ms), true);
+      if (range.end_ms >= 0) switches_.emplace_back(start + std::chrono::milliseconds(range.end_ms), false);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Session::SwitchEventsOnTime() {
+  for (; next_switch_ < switches_.size() && Clock::now() >= switches_[next_switch_].first; ++next_switch_) {
+    const bool enable = switches_[next_switch_].second;
+    for (int e = 1; e < static_cast<int>(events_.table().size()); ++e) {
+      if (absl::Status s = events_.SetEventEnabled(e, enable); !s.ok()) return s;
+    }
+    Notice(enable ? "Events enabled" : "Events disabled");
+  }
   return absl::OkStatus();
 }
 
@@ -318,7 +339,10 @@ absl::Status Session::Loop() {
   bool stop = false;
   while (!stop && sink_status_.ok()) {
     int timeout_ms = options_.poll ? 0 : 1000;
-    for (const std::optional<Clock::time_point>& until : {deadline, enable_at_}) {
+    const std::optional<Clock::time_point> next_switch =
+        next_switch_ < switches_.size() ? std::optional<Clock::time_point>(switches_[next_switch_].first)
+                                        : std::nullopt;
+    for (const std::optional<Clock::time_point>& until : {deadline, next_switch}) {
       if (!until) continue;
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*until - Clock::now());
       timeout_ms = std::max<int>(0, std::min<int64_t>(timeout_ms, left.count() + 1));
@@ -345,10 +369,8 @@ absl::Status Session::Loop() {
       }
     }
     if (ring_ready) ++summary_.wakeups;
-    if (enable_at_ && !stop && Clock::now() >= *enable_at_) {
-      enable_at_.reset();
-      if (absl::Status s = events_.EnableAll(); !s.ok()) return s;
-      Notice("Events enabled");
+    if (!stop) {
+      if (absl::Status s = SwitchEventsOnTime(); !s.ok()) return s;
     }
     DrainPass();
     if (deadline && Clock::now() >= *deadline) stop = true;
@@ -493,7 +515,7 @@ absl::StatusOr<CaptureSummary> RunRecord(const RecordOptions& options, RecordSin
       PlanTraceEvent(&*list, options, target->follow_command, target->inherit, target->system_wide,
                      privileged);
   if (!trace.ok()) return trace.status();
-  if (*trace && options.delay_ms != 0) {
+  if (*trace && options.delay) {
     return absl::InvalidArgumentError("-D/--delay cannot be combined with an AUX trace event");
   }
   if (*trace) {
@@ -520,13 +542,13 @@ absl::StatusOr<CaptureSummary> RunRecord(const RecordOptions& options, RecordSin
   AttrContext context;
   context.rate = *rate;
   context.sample_cpu = target->system_wide || options.sample_cpu;
-  context.enable_on_exec = target->follow_command && options.delay_ms == 0;
+  context.enable_on_exec = target->follow_command && !options.delay;
   context.inherit = target->inherit;
   context.ring_bytes = uint64_t{options.mmap_pages} * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
   std::vector<EventSet::PrebuiltEvent> prebuilt;
   if (*trace) {
     prebuilt = (*trace)->prebuilt;
-  } else if (options.delay_ms != 0) {
+  } else if (options.delay) {
     absl::StatusOr<EventSet::PrebuiltEvent> tracking = DelayTrackingEvent(options, context, *target);
     if (!tracking.ok()) return tracking.status();
     prebuilt.push_back(*std::move(tracking));

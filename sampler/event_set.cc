@@ -218,10 +218,10 @@ absl::Status EventSet::EnableAll() {
   return absl::OkStatus();
 }
 
-absl::Status EventSet::EnableEvent(int event) {
+absl::Status EventSet::SetEventEnabled(int event, bool enabled) {
   for (const OpenedFd& opened : fds_) {
     if (!opened.leader || opened.event != event) continue;
-    if (absl::Status s = opened.fd.Enable(); !s.ok()) return s;
+    if (absl::Status s = enabled ? opened.fd.Enable() : opened.fd.Disable(); !s.ok()) return s;
   }
   return absl::OkStatus();
 }

@@ -85,7 +85,8 @@ class EventSet {
   std::vector<Ring>& rings() { return rings_; }
 
   absl::Status EnableAll();   // PERF_EVENT_IOC_ENABLE on every leader
-  absl::Status EnableEvent(int event);  // the same, for table() event `event` only
+  // PERF_EVENT_IOC_ENABLE / _DISABLE on the leaders of table() event `event` only.
+  absl::Status SetEventEnabled(int event, bool enabled);
   absl::Status DisableAll();  // PERF_EVENT_IOC_DISABLE on every leader
   // Reads every counter (read_format ID|LOST[|GROUP]): one reading per
   // (event, fd), routed to its event by id (a group is read through its leader).

@@ -141,10 +141,17 @@ TEST(ParseBranchFilter, PerfsNames) {
               HasSubstr("unknown branch filter 'jumps'"));
 }
 
-TEST(ParseDelay, MillisecondsOrMinusOne) {
-  EXPECT_EQ(*ParseDelay("250"), 250);
-  EXPECT_EQ(*ParseDelay("-1"), -1);
-  for (const char* bad : {"-2", "1.5", "", "10-20", "x"}) {
+TEST(ParseDelay, MillisecondsMinusOneOrRangesAsPerf61) {
+  std::vector<RecordOptions::EnabledRange> delay = *ParseDelay("250");
+  ASSERT_EQ(delay.size(), 1u);
+  EXPECT_EQ(delay[0].start_ms, 250);
+  EXPECT_EQ(delay[0].end_ms, -1);  // until the end
+  EXPECT_TRUE(ParseDelay("-1")->empty());  // never
+  delay = *ParseDelay("10-20,30-40");
+  ASSERT_EQ(delay.size(), 2u);
+  EXPECT_EQ(delay[1].start_ms, 30);
+  EXPECT_EQ(delay[1].end_ms, 40);
+  for (const char* bad : {"-2", "1.5", "", "x", "20-10", "10-20,15-30", "10-", "-10", "10-20,"}) {
     EXPECT_TRUE(absl::IsInvalidArgument(ParseDelay(bad).status())) << bad;
   }
 }
