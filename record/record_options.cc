@@ -200,7 +200,8 @@ absl::StatusOr<uint64_t> ParseBranchFilter(absl::string_view text) {
     }
     mask |= found->bits;
   }
-  // Only privilege levels named: any branch at those levels, as perf defaults.
+  // Only privilege levels named: any branch at those levels (perf 6.1 then
+  // sets ANY alone and drops the levels it was given).
   if ((mask & ~kPrivilegeOnly) == 0) mask |= PERF_SAMPLE_BRANCH_ANY;
   return mask;
 }
