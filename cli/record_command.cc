@@ -1,6 +1,7 @@
 // perfring record: perf record's options, wired to RunRecord (record/session.h)
 // with a perf.data sink, a JSON Lines sink, or both.
 
+#include <linux/perf_event.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -12,6 +13,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -31,6 +33,7 @@
 #include "record/session.h"
 #include "record/stop_signals.h"
 #include "record/target.h"
+#include "sampler/sample_regs.h"
 #include "sampler/text_file.h"
 
 namespace perfring::cli {
@@ -38,12 +41,15 @@ namespace {
 
 constexpr char kUsage[] =
     "perfring record [-e LIST] [-F HZ | -c N] [-a | -C CPUS | -p PIDS | -t TIDS] "
-    "[-g | --call-graph fp|dwarf[,SIZE]] [-m PAGES[,AUX]] [-S] [-o FILE|-] [--json FILE|-] "
+    "[-g | --call-graph fp|dwarf[,SIZE]|lbr] [-m PAGES[,AUX]] [-S] [-o FILE|-] [--json FILE|-] "
     "[--duration S] [-- COMMAND ARGS...]";
 
 struct RecordArgs {
   RecordOptions options;
   std::vector<std::string> events;
+  // --filter / --exclude-perf: {index in `events` of the -e it follows, filter}.
+  std::vector<std::pair<size_t, std::string>> filters;
+  bool list_regs = false;  // --user-regs=? / -I?: print the register names
   std::optional<std::string> output;  // -o
   std::optional<std::string> json;    // --json
   bool force = false;
@@ -66,6 +72,7 @@ absl::Status ParseFrequency(absl::string_view value, RecordOptions* options) {
         ReadIntegerFile(options->paths.proc + "/sys/kernel/perf_event_max_sample_rate");
     if (!max.ok()) return max.status();
     hz = static_cast<uint64_t>(std::max<int64_t>(*max, 0));
+    options->freq_is_max = true;  // the sampler says the rate, as perf does
   } else if (absl::Status s = ParseUint64(value, &hz); !s.ok()) {
     return s;
   }
@@ -82,6 +89,25 @@ absl::Status ParseWakeup(absl::string_view value, std::optional<uint32_t>* out) 
   return absl::OkStatus();
 }
 
+// --filter and --exclude-perf apply to the events of the -e before them, as
+// perf's do.
+absl::Status AddFilter(RecordArgs* r, std::string filter) {
+  if (r->events.empty()) {
+    return absl::InvalidArgumentError("must follow a -e tracepoint (it filters that -e's events)");
+  }
+  r->filters.emplace_back(r->events.size() - 1, std::move(filter));
+  return absl::OkStatus();
+}
+
+// --user-regs / -I: a register list, nothing (all), or '?' (list them).
+absl::Status ParseRegsOption(absl::string_view value, RecordArgs* r, std::optional<uint64_t>* mask) {
+  if (value == "?") return SetFlag(&r->list_regs);
+  absl::StatusOr<uint64_t> regs = ParseSampleRegs(value);
+  if (!regs.ok()) return regs.status();
+  *mask = *regs;
+  return absl::OkStatus();
+}
+
 ArgParser MakeParser(RecordArgs* r) {
   RecordOptions* o = &r->options;
   ArgParser p(kUsage);
@@ -90,8 +116,15 @@ ArgParser MakeParser(RecordArgs* r) {
     return [out](absl::string_view v) { *out = std::string(v); return absl::OkStatus(); };
   };
   p.Add({'e', "event", A::kRequired, "LIST",
-         "events: cycles, cpu-clock, page-faults, sched:sched_switch, rNNNN, pmu/k=v/, {a,b}, {a,b}:S, :u :k :p",
-         [r](absl::string_view v) { r->events.emplace_back(v); return absl::OkStatus(); }});
+         "events: cycles, cpu-clock, page-faults, sched:sched_switch, sched:*, rNNNN, pmu/k=v/, cpu-clock/period=N/, mem:ADDR[/LEN][:rwx], {a,b}, {a,b}:S, :u :k :p :P :W :e",
+         [r](absl::string_view v) {
+           // perf: "event syntax error: ''"; the default event is not meant.
+           if (absl::StripAsciiWhitespace(v).empty()) {
+             return absl::InvalidArgumentError("empty event list ('' names no event)");
+           }
+           r->events.emplace_back(v);
+           return absl::OkStatus();
+         }});
   p.Add({'F', "freq", A::kRequired, "HZ", "sample at this frequency (or 'max'); default 4000",
          [o](absl::string_view v) { return ParseFrequency(v, o); }});
   p.Add({'c', "count", A::kRequired, "N", "sample every N events",
@@ -113,14 +146,14 @@ ArgParser MakeParser(RecordArgs* r) {
            o->call_graph.mode = CallGraphMode::kFramePointer;
            return absl::OkStatus();
          }});
-  p.Add({0, "call-graph", A::kRequired, "fp|dwarf[,SIZE]", "call graphs; dwarf copies SIZE bytes of user stack (8192)",
+  p.Add({0, "call-graph", A::kRequired, "fp|dwarf[,SIZE]|lbr", "call graphs; dwarf copies SIZE bytes of user stack (8192); lbr needs Intel LBR",
          [o](absl::string_view v) {
            absl::StatusOr<CallGraph> cg = ParseCallGraph(v);
            if (!cg.ok()) return cg.status();
            o->call_graph = *cg;
            return absl::OkStatus();
          }});
-  p.Add({'d', "data", A::kNone, "", "sample data addresses (ADDR)",
+  p.Add({'d', "data", A::kNone, "", "sample data addresses and their source (ADDR, DATA_SRC)",
          [o](absl::string_view) { return SetFlag(&o->sample_addr); }});
   p.Add({'W', "weight", A::kNone, "", "sample the weight (WEIGHT)",
          [o](absl::string_view) { return SetFlag(&o->sample_weight); }});
@@ -136,7 +169,7 @@ ArgParser MakeParser(RecordArgs* r) {
          [o](absl::string_view) { return SetFlag(&o->switch_events); }});
   p.Add({0, "namespaces", A::kNone, "", "record namespace events",
          [o](absl::string_view) { return SetFlag(&o->namespaces); }});
-  p.Add({'k', "clockid", A::kRequired, "CLOCK", "timestamps from this clock (monotonic, monotonic_raw, ...)",
+  p.Add({'k', "clockid", A::kRequired, "CLOCK", "timestamps from this clock (monotonic/mono, monotonic_raw/raw, realtime/real, boottime/boot, tai, N)",
          [o](absl::string_view v) {
            absl::StatusOr<clockid_t> id = ParseClockId(v);
            if (!id.ok()) return id.status();
@@ -157,6 +190,57 @@ ArgParser MakeParser(RecordArgs* r) {
          [o](absl::string_view v) {
            if (absl::Status s = ParseSnapshotOption(v); !s.ok()) return s;
            return SetFlag(&o->snapshot);
+         }});
+  // Events, filters and sample fields as perf spells them (issue 12).
+  p.Add({0, "filter", A::kRequired, "FILTER",
+         "tracepoint filter (kernel syntax: 'prev_pid == 0') for the events of the -e before it",
+         [r](absl::string_view v) { return AddFilter(r, std::string(v)); }});
+  p.Add({0, "exclude-perf", A::kNone, "", "do not record perfring's own hits of the tracepoints of the -e before it",
+         [r](absl::string_view) { return AddFilter(r, absl::StrCat("common_pid != ", getpid())); }});
+  p.Add({'P', "period", A::kNone, "", "sample the period (PERIOD) even with -c",
+         [o](absl::string_view) { return SetFlag(&o->sample_period); }});
+  p.Add({'R', "raw-samples", A::kNone, "", "sample raw data (RAW, and CPU) on every event",
+         [o](absl::string_view) { return SetFlag(&o->raw_samples); }});
+  p.Add({0, "code-page-size", A::kNone, "", "sample the code page size (CODE_PAGE_SIZE)",
+         [o](absl::string_view) { return SetFlag(&o->sample_code_page_size); }});
+  p.Add({0, "user-regs", A::kOptional, "REGS", "sample these user registers (ip,sp; default all; ? lists them)",
+         [r](absl::string_view v) { return ParseRegsOption(v, r, &r->options.user_regs); }});
+  p.Add({'I', "intr-regs", A::kOptional, "REGS", "sample these registers at the interrupt (default all; ? lists them)",
+         [r](absl::string_view v) { return ParseRegsOption(v, r, &r->options.intr_regs); }});
+  p.Add({'b', "branch-any", A::kNone, "", "sample taken branches (BRANCH_STACK: needs LBR)",
+         [o](absl::string_view) {
+           o->branch_sample_type |= PERF_SAMPLE_BRANCH_ANY;
+           return absl::OkStatus();
+         }});
+  p.Add({'j', "branch-filter", A::kRequired, "FILTER", "branch stacks of these branches (any,u,any_call,...: needs LBR)",
+         [o](absl::string_view v) {
+           absl::StatusOr<uint64_t> mask = ParseBranchFilter(v);
+           if (!mask.ok()) return mask.status();
+           o->branch_sample_type = *mask;
+           return absl::OkStatus();
+         }});
+  p.Add({0, "kernel-callchains", A::kNone, "", "with -g: only the kernel part of call chains",
+         [o](absl::string_view) { return SetFlag(&o->kernel_callchains); }});
+  p.Add({0, "user-callchains", A::kNone, "", "with -g: only the user part of call chains",
+         [o](absl::string_view) { return SetFlag(&o->user_callchains); }});
+  p.Add({0, "all-user", A::kNone, "", "every event counts user space only",
+         [o](absl::string_view) { return SetFlag(&o->all_user); }});
+  p.Add({0, "all-kernel", A::kNone, "", "every event counts kernel space only",
+         [o](absl::string_view) { return SetFlag(&o->all_kernel); }});
+  p.Add({'s', "stat", A::kNone, "", "per-thread counts (inherit_stat: a READ record per exiting thread)",
+         [o](absl::string_view) { return SetFlag(&o->inherit_stat); }});
+  p.Add({0, "strict-freq", A::kNone, "", "fail, rather than throttle, when -F is above the kernel's limit",
+         [o](absl::string_view) { return SetFlag(&o->strict_freq); }});
+  p.Add({'u', "uid", A::kRequired, "USER", "every process of this user (name or uid)", str(&o->uid)});
+  p.Add({0, "per-thread", A::kNone, "", "events and a ring per thread (cpu -1) instead of per CPU",
+         [o](absl::string_view) { return SetFlag(&o->per_thread); }});
+  p.Add({'D', "delay", A::kRequired, "MS|-1|A-B,...",
+         "start the events MS ms after the command, never (-1), or run them in these ms ranges",
+         [o](absl::string_view v) {
+           absl::StatusOr<std::vector<RecordOptions::EnabledRange>> delay = ParseDelay(v);
+           if (!delay.ok()) return delay.status();
+           o->delay = *std::move(delay);
+           return absl::OkStatus();
          }});
   p.Add({0, "wakeup-events", A::kRequired, "N", "wake the reader every N samples",
          [o](absl::string_view v) { return ParseWakeup(v, &o->wakeup_events); }});
@@ -269,13 +353,23 @@ int RecordCommand(const std::vector<std::string>& args, const std::vector<std::s
                                                         /*stop_at_first_positional=*/true)) {
     return *done;
   }
+  if (r.list_regs) {  // perf prints the same list for --user-regs=? and -I?
+    std::printf("available registers: %s\n", SampleRegNames().c_str());
+    return 0;
+  }
   RecordOptions& options = r.options;
   options.events = absl::StrJoin(r.events, ",");
+  // Each filter names its -e by where that -e's text sits in the joined list.
+  std::vector<size_t> event_begin = {0};
+  for (const std::string& e : r.events) event_begin.push_back(event_begin.back() + e.size() + 1);
+  for (const auto& [index, filter] : r.filters) {
+    options.filters.push_back({event_begin[index], event_begin[index + 1] - 1, filter});
+  }
   options.command = command;
   if (options.command.empty() && !options.system_wide && options.cpus.empty() &&
-      options.pids.empty() && options.tids.empty()) {
+      options.pids.empty() && options.tids.empty() && options.uid.empty()) {
     std::fprintf(stderr,
-                 "perfring record: nothing to record: give a command after --, or -a, -C, -p or -t\n");
+                 "perfring record: nothing to record: give a command after --, or -a, -C, -p, -t or -u\n");
     return 2;
   }
 

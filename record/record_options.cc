@@ -1,5 +1,6 @@
 #include "record/record_options.h"
 
+#include <linux/perf_event.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -7,7 +8,9 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "sampler/event_spec.h"
 
 namespace perfring {
 namespace {
@@ -69,10 +72,14 @@ absl::StatusOr<CallGraph> ParseCallGraph(absl::string_view text) {
     graph.mode = CallGraphMode::kFramePointer;
     return graph;
   }
+  if (text == "lbr") {  // the kernel says whether the PMU has LBR
+    graph.mode = CallGraphMode::kLbr;
+    return graph;
+  }
   absl::string_view rest = text;
   if (!absl::ConsumePrefix(&rest, "dwarf")) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "bad --call-graph '", text, "': expected fp, dwarf or dwarf,SIZE (lbr is not supported)"));
+        "bad --call-graph '", text, "': expected fp, dwarf, dwarf,SIZE or lbr"));
   }
   graph.mode = CallGraphMode::kDwarf;
   if (rest.empty()) return graph;
@@ -155,10 +162,106 @@ absl::StatusOr<clockid_t> ParseClockId(absl::string_view text) {
   if (bare == "realtime") return CLOCK_REALTIME;
   if (bare == "boottime") return CLOCK_BOOTTIME;
   if (bare == "tai") return CLOCK_TAI;
+  // perf's short names (builtin-record.c clockids).
+  if (bare == "mono") return CLOCK_MONOTONIC;
+  if (bare == "raw") return CLOCK_MONOTONIC_RAW;
+  if (bare == "real") return CLOCK_REALTIME;
+  if (bare == "boot") return CLOCK_BOOTTIME;
   int number = 0;
   if (absl::SimpleAtoi(bare, &number) && number >= 0) return number;
   return absl::InvalidArgumentError(absl::StrCat(
-      "bad clockid '", text, "': expected monotonic, monotonic_raw, realtime, boottime, tai or a number"));
+      "bad clockid '", text, "': expected monotonic (mono), monotonic_raw (raw), realtime (real), "
+      "boottime (boot), tai or a number"));
+}
+
+absl::StatusOr<uint64_t> ParseBranchFilter(absl::string_view text) {
+  struct BranchMode {
+    const char* name;
+    uint64_t bits;
+  };
+  // perf's branch_modes (util/parse-branch-options.c).
+  static constexpr BranchMode kModes[] = {
+      {"u", PERF_SAMPLE_BRANCH_USER},           {"k", PERF_SAMPLE_BRANCH_KERNEL},
+      {"hv", PERF_SAMPLE_BRANCH_HV},            {"any", PERF_SAMPLE_BRANCH_ANY},
+      {"any_call", PERF_SAMPLE_BRANCH_ANY_CALL}, {"any_ret", PERF_SAMPLE_BRANCH_ANY_RETURN},
+      {"ind_call", PERF_SAMPLE_BRANCH_IND_CALL}, {"abort_tx", PERF_SAMPLE_BRANCH_ABORT_TX},
+      {"in_tx", PERF_SAMPLE_BRANCH_IN_TX},      {"no_tx", PERF_SAMPLE_BRANCH_NO_TX},
+      {"cond", PERF_SAMPLE_BRANCH_COND},        {"ind_jmp", PERF_SAMPLE_BRANCH_IND_JUMP},
+      {"call", PERF_SAMPLE_BRANCH_CALL},        {"save_type", PERF_SAMPLE_BRANCH_TYPE_SAVE},
+      {"stack", PERF_SAMPLE_BRANCH_CALL_STACK}, {"priv", PERF_SAMPLE_BRANCH_PRIV_SAVE},
+      {"hw_index", PERF_SAMPLE_BRANCH_HW_INDEX}, {"no_flags", PERF_SAMPLE_BRANCH_NO_FLAGS},
+      {"no_cycles", PERF_SAMPLE_BRANCH_NO_CYCLES},
+  };
+  constexpr uint64_t kPrivilegeOnly =
+      PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_KERNEL | PERF_SAMPLE_BRANCH_HV;
+  uint64_t mask = 0;
+  for (absl::string_view name : absl::StrSplit(text, ',')) {
+    name = absl::StripAsciiWhitespace(name);
+    const BranchMode* found = nullptr;
+    for (const BranchMode& mode : kModes) {
+      if (name == mode.name) found = &mode;
+    }
+    if (found == nullptr) {
+      std::string valid;
+      for (const BranchMode& mode : kModes) absl::StrAppend(&valid, valid.empty() ? "" : " ", mode.name);
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown branch filter '", name, "' (valid: ", valid, ")"));
+    }
+    mask |= found->bits;
+  }
+  // Only privilege levels named: any branch at those levels (perf 6.1 then
+  // sets ANY alone and drops the levels it was given).
+  if ((mask & ~kPrivilegeOnly) == 0) mask |= PERF_SAMPLE_BRANCH_ANY;
+  return mask;
+}
+
+absl::StatusOr<std::vector<RecordOptions::EnabledRange>> ParseDelay(absl::string_view text) {
+  const auto bad = [text]() {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bad --delay '", text, "': expected milliseconds (300), -1 (the events never run) or "
+        "ascending ranges START-END,... (10-20,30-40)"));
+  };
+  const auto milliseconds = [](absl::string_view digits, int64_t* ms) {
+    return !digits.empty() && absl::ascii_isdigit(static_cast<unsigned char>(digits.front())) &&
+           absl::SimpleAtoi(digits, ms) && *ms <= (int64_t{1} << 40);
+  };
+  std::vector<RecordOptions::EnabledRange> ranges;
+  if (text == "-1") return ranges;
+  int64_t ms = 0;
+  if (milliseconds(text, &ms)) {
+    ranges.push_back({ms, -1});
+    return ranges;
+  }
+  for (absl::string_view range : absl::StrSplit(text, ',')) {
+    const std::vector<absl::string_view> ends = absl::StrSplit(range, absl::MaxSplits('-', 1));
+    RecordOptions::EnabledRange parsed;
+    if (ends.size() != 2 || !milliseconds(ends[0], &parsed.start_ms) ||
+        !milliseconds(ends[1], &parsed.end_ms) || parsed.start_ms >= parsed.end_ms ||
+        (!ranges.empty() && parsed.start_ms < ranges.back().end_ms)) {
+      return bad();
+    }
+    ranges.push_back(parsed);
+  }
+  return ranges;
+}
+
+absl::Status ApplyEventFilters(const std::vector<RecordOptions::EventFilter>& filters,
+                               EventList* list) {
+  for (const RecordOptions::EventFilter& filter : filters) {
+    for (EventGroup& group : list->groups) {
+      for (EventSpec& spec : group.events) {
+        if (spec.offset < filter.events_begin || spec.offset >= filter.events_end) continue;
+        if (spec.kind != EventKind::kTracepoint) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "--filter '", filter.filter, "' follows -e ", spec.name,
+              ", which is not a tracepoint: filters apply to tracepoints"));
+        }
+        spec.filter = spec.filter.empty() ? filter.filter
+                                          : absl::StrCat("(", spec.filter, ") && (", filter.filter, ")");
+      }
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<uint64_t> ParseByteSize(absl::string_view option, absl::string_view text) {

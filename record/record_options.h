@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "sampler/event_spec.h"
 #include "sampler/sampler_options.h"
 
 namespace perfring {
@@ -33,6 +34,17 @@ struct RecordOptions : SamplerOptions {
   // which falls back to cpu-clock where there is no hardware PMU.
   std::string events;
 
+  // perf's --filter and --exclude-perf: a tracepoint filter for the events
+  // of one -e, given by where that -e's text sits in `events` (the -e texts
+  // joined by ','): [events_begin, events_end). Several filters for the same
+  // events are combined with && (perf's evsel__append_tp_filter).
+  struct EventFilter {
+    size_t events_begin = 0;
+    size_t events_end = 0;
+    std::string filter;
+  };
+  std::vector<EventFilter> filters;
+
   // Targets. A command (argv, run after `--`), -p, -t, -a and -C combine as
   // in perf: -a or -C alone is system-wide (on those CPUs), -p/-t follow
   // tasks (on all online CPUs, or the -C ones), a command is followed into
@@ -46,6 +58,8 @@ struct RecordOptions : SamplerOptions {
   bool system_wide = false; // -a
   std::string cpus;         // -C "0-1,3"
   bool no_inherit = false;  // -i / --no-inherit: do not follow children
+  std::string uid;          // -u / --uid: every process of this user (name or number), as -p
+  bool per_thread = false;  // --per-thread: events per thread (cpu -1), a ring each, as perf's
 
   // Session.
   bool poll = false;           // --poll: busy-poll the rings instead of sleeping in epoll
@@ -59,6 +73,15 @@ struct RecordOptions : SamplerOptions {
   // (--overwrite is SamplerOptions::overwrite: nothing is read while the
   // capture runs; the newest records are taken at the end, and on each
   // --switch-output.)
+  // -D / --delay (ParseDelay): when the events run, in milliseconds from the
+  // command's (or the capture's) start; the side-band (mmaps, comms) is
+  // recorded from the start all the same. nullopt: no -D, the events run
+  // from the start; empty: -D -1, they never run.
+  struct EnabledRange {
+    int64_t start_ms = 0;
+    int64_t end_ms = -1;  // -1: until the capture ends
+  };
+  std::optional<std::vector<EnabledRange>> delay;
 
   // AUX trace (an intel_pt//, cs_etm//, arm_spe// event in -e; record/trace_events.h).
   // -m DATA,AUX: pages of each AUX area, a power of two. nullopt: perf's
@@ -111,8 +134,26 @@ absl::StatusOr<SwitchOutput> ParseSwitchOutput(absl::string_view text);
 absl::StatusOr<double> ParseDuration(absl::string_view text);
 
 // Parses -k / --clockid: monotonic, monotonic_raw, realtime, boottime, tai
-// (with or without CLOCK_ prefix, any case) or a number.
+// (with or without CLOCK_ prefix, any case), perf's short names mono, raw,
+// real, boot, or a number.
 absl::StatusOr<clockid_t> ParseClockId(absl::string_view text);
+
+// Parses -j / --branch-filter: perf's comma-separated branch filter names
+// (any, any_call, any_ret, ind_call, ind_jmp, call, cond, u, k, hv, in_tx,
+// no_tx, abort_tx, save_type, stack, hw_index, no_flags, no_cycles) into a
+// PERF_SAMPLE_BRANCH_* mask. InvalidArgument naming the unknown one.
+absl::StatusOr<uint64_t> ParseBranchFilter(absl::string_view text);
+
+// Parses -D / --delay as perf 6.1 does: milliseconds ("300": the events run
+// from 300 ms on), -1 (they never run: no range), or ranges "10-20,30-40"
+// (ascending, each start before its end). InvalidArgument otherwise.
+absl::StatusOr<std::vector<RecordOptions::EnabledRange>> ParseDelay(absl::string_view text);
+
+// Adds each of `filters` (RecordOptions::filters) to the events of `list`
+// whose text lies in its range. InvalidArgument when such an event is not a
+// tracepoint (perf: --filter follows a -e tracepoint).
+absl::Status ApplyEventFilters(const std::vector<RecordOptions::EventFilter>& filters,
+                               EventList* list);
 
 }  // namespace perfring
 

@@ -134,6 +134,8 @@ class Session {
   // (`overwrite_snapshot`): at --switch-output and at the end.
   size_t DrainPass(bool release = true, bool overwrite_snapshot = false);
   absl::Status Finish();
+  // -D: enables or disables the events whose time has come.
+  absl::Status SwitchEventsOnTime();
   // AUX trace: the AUXTRACE_INFO record (after Begin); full-trace areas
   // drained after each pass; one snapshot of every area (SIGUSR2, the end).
   absl::Status WriteAuxInfo();
@@ -143,6 +145,7 @@ class Session {
   // CPU but never reported in a LOST record of its own.
   void ReportLostAtEnd();
   int EventIndex(const EventInfo* event) const;
+  void Notice(const std::string& line) const;
 
   const RecordOptions& options_;
   StopSignals* signals_;  // installed by RunRecord before the command was forked
@@ -159,7 +162,13 @@ class Session {
   absl::flat_hash_map<const EventInfo*, int> index_of_;
   absl::Status sink_status_;  // the first sink failure; stops the capture
   uint64_t last_time_ = 0;    // the latest record time seen
+  // -D: when the events (all but the tracking dummy, event 0, which runs
+  // from the start) are enabled (true) or disabled (false), in time order.
+  std::vector<std::pair<Clock::time_point, bool>> toggles_;
+  size_t next_toggle_ = 0;
 };
+
+void Session::Notice(const std::string& line) const { Say(options_, line); }
 
 int Session::EventIndex(const EventInfo* event) const {
   if (event == nullptr) return -1;
@@ -267,8 +276,10 @@ void Session::SnapshotAux() {
 
 absl::Status Session::Start() {
   // A followed command enables its events itself, at exec (enable_on_exec).
+  // With -D only the tracking dummy (event 0) starts; the rest waits.
   if (!target_.follow_command) {
-    if (absl::Status s = events_.EnableAll(); !s.ok()) return s;
+    absl::Status s = !options_.delay ? events_.EnableAll() : events_.SetEventEnabled(0, true);
+    if (!s.ok()) return s;
   }
   // Stopped already (Ctrl-C while the events were opened): the command is
   // not started; Finish ends it. A command that cannot be exec'd after all
@@ -281,6 +292,26 @@ absl::Status Session::Start() {
     } else if (!started.ok()) {
       return started;
     }
+  }
+  if (options_.delay) {
+    // perf's wording (builtin-record.c EVLIST_DISABLED_MSG / EVLIST_ENABLED_MSG).
+    Notice("Events disabled");
+    const Clock::time_point start = Clock::now();
+    for (const RecordOptions::EnabledRange& range : *options_.delay) {
+      toggles_.emplace_back(start + std::chrono::milliseconds(range.start_ms), true);
+      if (range.end_ms >= 0) toggles_.emplace_back(start + std::chrono::milliseconds(range.end_ms), false);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Session::SwitchEventsOnTime() {
+  for (; next_toggle_ < toggles_.size() && Clock::now() >= toggles_[next_toggle_].first; ++next_toggle_) {
+    const bool enable = toggles_[next_toggle_].second;
+    for (int e = 1; e < static_cast<int>(events_.table().size()); ++e) {
+      if (absl::Status s = events_.SetEventEnabled(e, enable); !s.ok()) return s;
+    }
+    Notice(enable ? "Events enabled" : "Events disabled");
   }
   return absl::OkStatus();
 }
@@ -359,7 +390,11 @@ absl::Status Session::Loop() {
     // at least every 100 ms, not only when half full.
     const bool watch_size = options_.max_size != 0 || switch_mode == SwitchOutput::Mode::kSize;
     int timeout_ms = options_.poll ? 0 : watch_size ? 100 : 1000;
-    for (const std::optional<Clock::time_point>& at : {deadline, next_switch}) {
+    // -D: the next time the events are switched on or off.
+    const std::optional<Clock::time_point> next_toggle =
+        next_toggle_ < toggles_.size() ? std::optional<Clock::time_point>(toggles_[next_toggle_].first)
+                                        : std::nullopt;
+    for (const std::optional<Clock::time_point>& at : {deadline, next_switch, next_toggle}) {
       if (!at) continue;
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*at - Clock::now());
       timeout_ms = std::max<int>(0, std::min<int64_t>(timeout_ms, left.count() + 1));
@@ -390,6 +425,9 @@ absl::Status Session::Loop() {
       }
     }
     if (ring_ready) ++summary_.wakeups;
+    if (!stop) {
+      if (absl::Status s = SwitchEventsOnTime(); !s.ok()) return s;
+    }
     DrainPass();
     if (deadline && Clock::now() >= *deadline) stop = true;
     if (options_.max_size != 0 && sink_->BytesWritten() >= options_.max_size) {
@@ -493,17 +531,36 @@ void Session::ReportLostAtEnd() {
   if (wrote && sink_status_.ok()) sink_status_ = sink_->EndRound();
 }
 
+// -D: the events start late, but the side-band (the command's exec mmaps,
+// comms, forks) must be recorded from the start, so it goes to a dummy
+// event that starts at once (at the command's exec), as perf does.
+absl::StatusOr<EventSet::PrebuiltEvent> DelayTrackingEvent(const RecordOptions& options,
+                                                           AttrContext context, const Target& target) {
+  EventSpec dummy;
+  dummy.name = "dummy:u";
+  dummy.kind = EventKind::kSoftware;
+  dummy.attr.type = PERF_TYPE_SOFTWARE;
+  dummy.attr.config = PERF_COUNT_SW_DUMMY;
+  dummy.attr.sample_period = 1;
+  dummy.has_own_period = true;
+  dummy.attr.exclude_kernel = 1;
+  dummy.attr.exclude_hv = 1;
+  context.enable_on_exec = target.follow_command;
+  EventRole role;
+  role.tracking = true;
+  role.leader = true;
+  absl::StatusOr<perf_event_attr> attr = BuildEventAttr(dummy, options, context, role);
+  if (!attr.ok()) return attr.status();
+  return EventSet::PrebuiltEvent{dummy.name, dummy.kind, *attr};
+}
+
 }  // namespace
 
 absl::StatusOr<CaptureSummary> RunRecord(const RecordOptions& options, RecordSink* sink) {
   std::vector<std::string> notices;
   const std::function<void(const std::string&)> notice = [&](const std::string& line) {
     notices.push_back(line);
-    if (options.notice) {
-      options.notice(line);
-    } else {
-      std::fprintf(stderr, "%s\n", line.c_str());
-    }
+    Say(options, line);
   };
   if (options.mmap_pages == 0 || (options.mmap_pages & (options.mmap_pages - 1)) != 0) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -513,8 +570,10 @@ absl::StatusOr<CaptureSummary> RunRecord(const RecordOptions& options, RecordSin
   absl::StatusOr<EventList> list =
       ParseEventList(options.events.empty() ? "cycles" : options.events, options.paths);
   if (!list.ok()) return list.status();
+  if (absl::Status s = ApplyEventFilters(options.filters, &*list); !s.ok()) return s;
   absl::StatusOr<Target> target = ResolveTarget(options);
   if (!target.ok()) return target.status();
+  if (absl::Status s = ApplyPerThread(options, &*target); !s.ok()) return s;
   absl::StatusOr<SamplingRate> rate = ResolveSamplingRate(options, notice);
   if (!rate.ok()) return rate.status();
   // An AUX trace event (intel_pt//) is taken out of the list: aux/ builds
@@ -526,6 +585,9 @@ absl::StatusOr<CaptureSummary> RunRecord(const RecordOptions& options, RecordSin
       PlanTraceEvent(&*list, options, target->follow_command, target->inherit, target->system_wide,
                      privileged);
   if (!trace.ok()) return trace.status();
+  if (*trace && options.delay) {
+    return absl::InvalidArgumentError("-D/--delay cannot be combined with an AUX trace event");
+  }
   if (*trace) {
     for (const std::string& line : (*trace)->attrs.notices) notice(line);
     // cs_etm and arm_spe_N exist on their CPUs only: every event is opened
@@ -553,12 +615,19 @@ absl::StatusOr<CaptureSummary> RunRecord(const RecordOptions& options, RecordSin
   AttrContext context;
   context.rate = *rate;
   context.sample_cpu = target->system_wide || options.sample_cpu;
-  context.enable_on_exec = target->follow_command;
+  context.enable_on_exec = target->follow_command && !options.delay;
   context.inherit = target->inherit;
   context.ring_bytes = uint64_t{options.mmap_pages} * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  std::vector<EventSet::PrebuiltEvent> prebuilt;
+  if (*trace) {
+    prebuilt = (*trace)->prebuilt;
+  } else if (options.delay) {
+    absl::StatusOr<EventSet::PrebuiltEvent> tracking = DelayTrackingEvent(options, context, *target);
+    if (!tracking.ok()) return tracking.status();
+    prebuilt.push_back(*std::move(tracking));
+  }
   absl::StatusOr<EventSet> events =
-      EventSet::Open(*list, options, target->cpus, target->tasks, context, notice,
-                     *trace ? (*trace)->prebuilt : std::vector<EventSet::PrebuiltEvent>{});
+      EventSet::Open(*list, options, target->cpus, target->tasks, context, notice, prebuilt);
   if (!events.ok()) {
     // The command died while its events were opened (a Ctrl-C to the process
     // group kills it before exec; it may still be exiting, so its events

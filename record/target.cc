@@ -2,7 +2,9 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -77,17 +79,93 @@ absl::StatusOr<pid_t> ProcessOfThread(pid_t tid, const SystemPaths& paths) {
   return absl::InternalError(absl::StrCat(paths.proc, "/", tid, "/status has no Tgid line"));
 }
 
+absl::StatusOr<uid_t> ParseUser(absl::string_view text) {
+  uid_t uid = 0;
+  if (absl::SimpleAtoi(text, &uid)) return uid;
+  const std::string name(text);
+  std::vector<char> buffer(16384);
+  struct passwd entry {};
+  struct passwd* found = nullptr;
+  if (getpwnam_r(name.c_str(), &entry, buffer.data(), buffer.size(), &found) != 0 || found == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat("bad -u '", text, "': no such user"));
+  }
+  return found->pw_uid;
+}
+
+absl::StatusOr<std::vector<pid_t>> ProcessesOfUser(uid_t uid, const SystemPaths& paths) {
+  absl::StatusOr<std::vector<std::string>> names = ListDirectory(paths.proc);
+  if (!names.ok()) return names.status();
+  std::vector<pid_t> pids;
+  for (const std::string& name : *names) {
+    pid_t pid = 0;
+    struct stat st {};
+    // The owner of PROC/PID is the process's effective uid (perf's
+    // thread_map__new_by_uid looks at the same).
+    if (!absl::SimpleAtoi(name, &pid) || stat(absl::StrCat(paths.proc, "/", name).c_str(), &st) != 0 ||
+        st.st_uid != uid) {
+      continue;
+    }
+    pids.push_back(pid);
+  }
+  std::sort(pids.begin(), pids.end());
+  return pids;
+}
+
+namespace {
+
+// -u: the threads of every process of the user, as -p would take them, but
+// without perfring itself and without processes that end while they are
+// listed.
+absl::Status AddUserTasks(const RecordOptions& options, Target* target) {
+  absl::StatusOr<uid_t> uid = ParseUser(options.uid);
+  if (!uid.ok()) return uid.status();
+  absl::StatusOr<std::vector<pid_t>> pids = ProcessesOfUser(*uid, options.paths);
+  if (!pids.ok()) return pids.status();
+  for (pid_t pid : *pids) {
+    if (pid == getpid()) continue;
+    absl::StatusOr<std::vector<pid_t>> threads = ThreadsOfProcess(pid, options.paths);
+    if (!threads.ok()) continue;  // gone already
+    for (pid_t tid : *threads) {
+      target->tasks.push_back(tid);
+      target->existing.push_back({pid, tid});
+    }
+  }
+  if (target->tasks.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("-u ", options.uid, ": the user has no process"));
+  }
+  target->inherit = !options.no_inherit;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ApplyPerThread(const RecordOptions& options, Target* target) {
+  if (!options.per_thread) return absl::OkStatus();
+  if (target->system_wide) {
+    return absl::InvalidArgumentError("--per-thread follows tasks (a command, -p, -t or -u), not -a or -C");
+  }
+  target->cpus = {-1};
+  // The kernel does not map inherited events of cpu -1 (perf_mmap: EINVAL),
+  // so perf's --per-thread follows the tasks only, not their children.
+  target->inherit = false;
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Target> ResolveTarget(const RecordOptions& options) {
   const bool has_pids = !absl::StripAsciiWhitespace(options.pids).empty();
   const bool has_tids = !absl::StripAsciiWhitespace(options.tids).empty();
   const bool has_cpus = !absl::StripAsciiWhitespace(options.cpus).empty();
+  const bool has_uid = !options.uid.empty();
   Target target;
   target.has_command = !options.command.empty();
+  if (has_uid && (has_pids || has_tids || options.system_wide || target.has_command)) {
+    return absl::InvalidArgumentError("-u cannot be combined with -p, -t, -a or a command");
+  }
   if ((has_pids || has_tids) && options.system_wide) {
     return absl::InvalidArgumentError("-p/-t and -a cannot be combined (system-wide already covers every task)");
   }
-  target.system_wide = options.system_wide || (has_cpus && !has_pids && !has_tids);
-  if (!target.system_wide && !has_pids && !has_tids && !target.has_command) {
+  target.system_wide = options.system_wide || (has_cpus && !has_pids && !has_tids && !has_uid);
+  if (!target.system_wide && !has_pids && !has_tids && !has_uid && !target.has_command) {
     return absl::InvalidArgumentError(
         "nothing to record: give a command (after --), -p PID, -t TID, -a or -C CPUS");
   }
@@ -105,6 +183,9 @@ absl::StatusOr<Target> ResolveTarget(const RecordOptions& options) {
     target.follow_command = true;
     target.inherit = !options.no_inherit;
     return target;  // tasks: the command's pid, once forked
+  }
+  if (has_uid) {
+    if (absl::Status s = AddUserTasks(options, &target); !s.ok()) return s;
   }
   if (has_pids) {
     absl::StatusOr<std::vector<pid_t>> pids = ParsePidList(options.pids, "-p");

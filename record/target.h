@@ -47,6 +47,18 @@ struct Target {
 // bad list, or a process that does not exist.
 absl::StatusOr<Target> ResolveTarget(const RecordOptions& options);
 
+// --per-thread (perf's per-thread mmaps): each task's events count on any
+// CPU (cpu -1) and each task has a ring of its own; children are not
+// followed (the kernel cannot map inherited cpu -1 events). InvalidArgument
+// for a system-wide target.
+absl::Status ApplyPerThread(const RecordOptions& options, Target* target);
+
+// -u: a user name or number. InvalidArgument when there is no such user.
+absl::StatusOr<uid_t> ParseUser(absl::string_view text);
+
+// The processes whose PROC/PID belongs to `uid`, sorted.
+absl::StatusOr<std::vector<pid_t>> ProcessesOfUser(uid_t uid, const SystemPaths& paths);
+
 // Parses "1234,5678" (option names the flag for the error message).
 absl::StatusOr<std::vector<pid_t>> ParsePidList(absl::string_view text, absl::string_view option);
 

@@ -1,31 +1,13 @@
 #include "sampler/event_attr.h"
 
-#if defined(__x86_64__)
-#include <asm/perf_regs.h>
-#endif
-
 #include "absl/strings/str_cat.h"
+#include "sampler/sample_regs.h"
 #include "sampler/text_file.h"
 
 namespace perfring {
 namespace {
 
 constexpr uint64_t kDefaultFreq = 4000;  // perf record's default -F
-
-// The user registers a DWARF unwinder needs (perf's PERF_REGS_MASK).
-absl::StatusOr<uint64_t> UserRegsMask() {
-#if defined(__x86_64__)
-  // All general registers of x86-64, without the segment registers DS, ES,
-  // FS, GS, which the kernel does not sample in 64-bit mode.
-  return ((uint64_t{1} << PERF_REG_X86_64_MAX) - 1) &
-         ~((uint64_t{1} << PERF_REG_X86_DS) | (uint64_t{1} << PERF_REG_X86_ES) |
-           (uint64_t{1} << PERF_REG_X86_FS) | (uint64_t{1} << PERF_REG_X86_GS));
-#elif defined(__aarch64__)
-  return (uint64_t{1} << 33) - 1;  // x0..x30, sp, pc (PERF_REG_ARM64_MAX)
-#else
-  return absl::InvalidArgumentError("--call-graph dwarf is not supported on this architecture");
-#endif
-}
 
 }  // namespace
 
@@ -48,6 +30,12 @@ absl::StatusOr<SamplingRate> ResolveSamplingRate(
   absl::StatusOr<int64_t> max_rate =
       ReadIntegerFile(options.paths.proc + "/sys/kernel/perf_event_max_sample_rate");
   if (max_rate.ok() && *max_rate > 0 && rate.value > static_cast<uint64_t>(*max_rate)) {
+    if (options.strict_freq) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "maximum frequency rate (", *max_rate, " Hz) exceeded by ", rate.value,
+          " Hz, and --strict-freq forbids throttling: lower -F or raise "
+          "kernel.perf_event_max_sample_rate"));
+    }
     if (rate.user_set) {
       notice(absl::StrCat("warning: Maximum frequency rate (", *max_rate,
                           " Hz) exceeded, throttling from ", rate.value, " Hz to ", *max_rate,
@@ -56,6 +44,8 @@ absl::StatusOr<SamplingRate> ResolveSamplingRate(
       notice(absl::StrCat("info: Using a maximum frequency rate of ", *max_rate, " Hz"));
     }
     rate.value = static_cast<uint64_t>(*max_rate);
+  } else if (options.freq_is_max) {
+    notice(absl::StrCat("info: Using a maximum frequency rate of ", rate.value, " Hz"));
   }
   return rate;
 }
@@ -65,6 +55,7 @@ absl::StatusOr<perf_event_attr> BuildEventAttr(const EventSpec& spec, const Samp
   perf_event_attr attr = spec.attr;
   attr.size = sizeof(attr);
   const bool tracepoint = spec.kind == EventKind::kTracepoint;
+  const bool breakpoint = spec.kind == EventKind::kBreakpoint;
 
   // IDENTIFIER routes every record of a shared ring to its event
   // (ring_buffer_abi.md: first u64 of a sample, last u64 of a trailer).
@@ -72,7 +63,9 @@ absl::StatusOr<perf_event_attr> BuildEventAttr(const EventSpec& spec, const Samp
                      PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
   if (context.sample_cpu || tracepoint) attr.sample_type |= PERF_SAMPLE_CPU;
   if (tracepoint) attr.sample_type |= PERF_SAMPLE_RAW;
-  if (options.sample_addr) attr.sample_type |= PERF_SAMPLE_ADDR;
+  // -d: the data address and its source (perf's sample_address), so that
+  // perf report --mem-mode reads the capture.
+  if (options.sample_addr) attr.sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
   if (options.sample_weight) attr.sample_type |= PERF_SAMPLE_WEIGHT;
   if (options.sample_data_src) attr.sample_type |= PERF_SAMPLE_DATA_SRC;
   if (options.sample_phys_addr) attr.sample_type |= PERF_SAMPLE_PHYS_ADDR;
@@ -84,8 +77,11 @@ absl::StatusOr<perf_event_attr> BuildEventAttr(const EventSpec& spec, const Samp
       attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
       break;
     case CallGraphMode::kDwarf: {
-      absl::StatusOr<uint64_t> regs = UserRegsMask();
-      if (!regs.ok()) return regs.status();
+      // The user registers a DWARF unwinder needs: all of them (perf's PERF_REGS_MASK).
+      absl::StatusOr<uint64_t> regs = AllSampleRegsMask();
+      if (!regs.ok()) {
+        return absl::InvalidArgumentError("--call-graph dwarf is not supported on this architecture");
+      }
       attr.sample_type |=
           PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
       attr.sample_regs_user = *regs;
@@ -98,9 +94,52 @@ absl::StatusOr<perf_event_attr> BuildEventAttr(const EventSpec& spec, const Samp
       attr.sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
       break;
     }
+    case CallGraphMode::kLbr:
+      // perf's record_opts for lbr: the user call stack from the LBRs. The
+      // kernel refuses it (EOPNOTSUPP) where the PMU has no LBR; the open
+      // error says so (sampler/perf_event.h).
+      attr.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_BRANCH_STACK;
+      attr.branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_CALL_STACK |
+                                PERF_SAMPLE_BRANCH_NO_FLAGS | PERF_SAMPLE_BRANCH_NO_CYCLES |
+                                PERF_SAMPLE_BRANCH_HW_INDEX;
+      break;
+  }
+  if (options.call_graph.mode != CallGraphMode::kNone) {
+    if (options.kernel_callchains) attr.exclude_callchain_user = 1;
+    if (options.user_callchains) attr.exclude_callchain_kernel = 1;
+  }
+  if (options.user_regs) {
+    attr.sample_type |= PERF_SAMPLE_REGS_USER;
+    attr.sample_regs_user |= *options.user_regs;
+  }
+  if (options.intr_regs) {
+    attr.sample_type |= PERF_SAMPLE_REGS_INTR;
+    attr.sample_regs_intr = *options.intr_regs;
+  }
+  if (options.branch_sample_type != 0) {
+    attr.sample_type |= PERF_SAMPLE_BRANCH_STACK;
+    attr.branch_sample_type = options.branch_sample_type;
+  }
+  // -R: perf's raw_samples: RAW, and CPU with it, on every event.
+  if (options.raw_samples) attr.sample_type |= PERF_SAMPLE_RAW | PERF_SAMPLE_CPU;
+  if (options.sample_code_page_size) attr.sample_type |= PERF_SAMPLE_CODE_PAGE_SIZE;
+  // --all-user / --all-kernel override the event's own u/k (perf's evsel__config).
+  if (options.all_user) {
+    attr.exclude_kernel = 1;
+    attr.exclude_user = 0;
+  }
+  if (options.all_kernel) {
+    attr.exclude_kernel = 0;
+    attr.exclude_user = 1;
   }
 
   attr.read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
+  if (options.inherit_stat) {
+    // -s: each exiting child reports its own count in a READ record, with
+    // the times that scale it (perf's inherit_stat).
+    attr.inherit_stat = 1;
+    attr.read_format |= PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+  }
   if (role.leader_sampling) {
     attr.sample_type |= PERF_SAMPLE_READ;
     if (role.in_group) attr.read_format |= PERF_FORMAT_GROUP;
@@ -127,9 +166,9 @@ absl::StatusOr<perf_event_attr> BuildEventAttr(const EventSpec& spec, const Samp
   }
 
   if (!spec.has_own_period) {
-    if (tracepoint && !context.rate.user_set) {
+    if ((tracepoint || breakpoint) && !context.rate.user_set) {
       attr.freq = 0;
-      attr.sample_period = 1;  // every hit, as perf samples tracepoints
+      attr.sample_period = 1;  // every hit, as perf samples tracepoints and breakpoints
     } else if (context.rate.use_freq) {
       attr.freq = 1;
       attr.sample_freq = context.rate.value;
@@ -148,7 +187,11 @@ absl::StatusOr<perf_event_attr> BuildEventAttr(const EventSpec& spec, const Samp
   // with the period it counted, whatever sample_period says. So, as perf does
   // for -c, PERIOD is sampled only where the period varies (frequency mode)
   // or is 1 anyway (tracepoints by default); a fixed period is in the attr.
-  if (!attr.freq && attr.sample_period != 1) attr.sample_type &= ~uint64_t{PERF_SAMPLE_PERIOD};
+  // -P asks for PERIOD anyway, knowing that (perf's sample_period option).
+  // Breakpoints (period 1 from their spec) go without it, as in perf.
+  if (!attr.freq && (attr.sample_period != 1 || breakpoint) && !options.sample_period) {
+    attr.sample_type &= ~uint64_t{PERF_SAMPLE_PERIOD};
+  }
   // -n / --no-samples: counted, never sampled (perf's no_samples: sample_freq
   // 0 with the rest as it was); the side-band records still come.
   if (options.no_samples) attr.sample_period = 0;

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "sampler/attr_text.h"
@@ -43,6 +44,63 @@ struct PlannedEvent {
   int leader = -1;  // index of the group leader in the plan (-1: this is a leader)
 };
 
+// `open` (perf_event_open of the attr given), and for an event with the P
+// modifier (precise_max), again with a lower precise_ip while the kernel
+// refuses the level, as perf does; the level taken stays in planned->attr.
+int TryOpenPlanned(PlannedEvent* planned, absl::FunctionRef<int(const perf_event_attr&)> open) {
+  int err = open(planned->attr);
+  while (err != 0 && planned->spec.precise_max && planned->attr.precise_ip > 0 &&
+         (err == EINVAL || err == EOPNOTSUPP)) {
+    --planned->attr.precise_ip;
+    err = open(planned->attr);
+  }
+  return err;
+}
+
+// A weak group ({a,b}:W) that the kernel refuses as a group (tried once,
+// on the first CPU and task) is opened as separate events, as perf does.
+// Returns whether the group at plan[first, first + size) was split.
+absl::StatusOr<bool> SplitWeakGroupIfRefused(std::vector<PlannedEvent>* plan, size_t first,
+                                             size_t size, const SamplerOptions& options,
+                                             const AttrContext& context, int cpu, pid_t task) {
+  std::vector<PerfEventFd> probe(size);
+  int err = 0;
+  for (size_t i = 0; i < size && err == 0; ++i) {
+    err = TryOpenPlanned(&(*plan)[first + i], [&](const perf_event_attr& attr) {
+      return PerfEventFd::TryOpen(attr, task, cpu, i == 0 ? -1 : probe[0].fd(), &probe[i]);
+    });
+  }
+  if (err == 0) return false;
+  for (size_t i = 0; i < size; ++i) {
+    PlannedEvent& planned = (*plan)[first + i];
+    planned.role.leader = true;
+    planned.role.in_group = false;
+    planned.role.leader_sampling = false;
+    planned.leader = -1;
+    absl::StatusOr<perf_event_attr> attr = BuildEventAttr(planned.spec, options, context, planned.role);
+    if (!attr.ok()) return attr.status();
+    planned.attr = *attr;
+  }
+  return true;
+}
+
+// Where a counter's fields sit in read(2)'s answer for one event (not a
+// group): value, [time_enabled], [time_running], id, lost.
+struct SingleReadLayout {
+  size_t words = 3;
+  size_t id = 1;
+  size_t lost = 2;
+};
+SingleReadLayout LayoutOf(uint64_t read_format) {
+  SingleReadLayout layout;
+  const size_t times = ((read_format & PERF_FORMAT_TOTAL_TIME_ENABLED) ? 1 : 0) +
+                       ((read_format & PERF_FORMAT_TOTAL_TIME_RUNNING) ? 1 : 0);
+  layout.id = 1 + times;
+  layout.lost = 2 + times;
+  layout.words = 3 + times;
+  return layout;
+}
+
 }  // namespace
 
 absl::StatusOr<EventSet> EventSet::Open(const EventList& list, const SamplerOptions& options,
@@ -76,21 +134,32 @@ absl::StatusOr<EventSet> EventSet::Open(const EventList& list, const SamplerOpti
       planned.attr = *attr;
       plan.push_back(std::move(planned));
     }
+    if (group.weak() && group.events.size() > 1 && !cpus.empty() && !tasks.empty()) {
+      absl::StatusOr<bool> split = SplitWeakGroupIfRefused(&plan, leader_index, group.events.size(),
+                                                           options, context, cpus[0], tasks[0]);
+      if (!split.ok()) return split.status();
+      if (*split) {
+        notice(absl::StrCat("weak group {", group.events[0].name, ",...}: the kernel refused it as "
+                            "a group; its events are opened separately"));
+      }
+    }
   }
 
   // perf_event_open, and with -v the attempt as perf -vv prints it (the
   // attr once per event and after each fallback, then every open).
   std::vector<bool> attr_shown(plan.size(), false);
   const auto try_open = [&](size_t e, pid_t task, int cpu, int group_fd, PerfEventFd* fd) {
-    if (options.verbose && !attr_shown[e]) options.verbose(PerfEventAttrText(plan[e].attr));
-    attr_shown[e] = true;
-    const int err = PerfEventFd::TryOpen(plan[e].attr, task, cpu, group_fd, fd);
-    if (options.verbose) {
-      options.verbose(absl::StrCat(
-          OpenAttemptText(task, cpu, group_fd, PERF_FLAG_FD_CLOEXEC, err == 0 ? fd->fd() : -1, err),
-          "\n"));
-    }
-    return err;
+    return TryOpenPlanned(&plan[e], [&](const perf_event_attr& attr) {
+      if (options.verbose && !attr_shown[e]) options.verbose(PerfEventAttrText(attr));
+      attr_shown[e] = true;
+      const int err = PerfEventFd::TryOpen(attr, task, cpu, group_fd, fd);
+      if (options.verbose) {
+        options.verbose(absl::StrCat(
+            OpenAttemptText(task, cpu, group_fd, PERF_FLAG_FD_CLOEXEC, err == 0 ? fd->fd() : -1, err),
+            "\n"));
+      }
+      return err;
+    });
   };
 
   EventSet set;
@@ -145,6 +214,12 @@ absl::StatusOr<EventSet> EventSet::Open(const EventList& list, const SamplerOpti
           return OpenError(err, planned.attr, task, cpu, planned.spec.name, options.paths);
         }
         opened_once[e] = true;
+        if (!planned.spec.filter.empty()) {
+          if (absl::Status s = opened.fd.SetFilter(planned.spec.filter); !s.ok()) {
+            return absl::Status(s.code(), absl::StrCat("bad --filter '", planned.spec.filter,
+                                                       "' for ", planned.spec.name, ": ", s.message()));
+          }
+        }
         absl::StatusOr<uint64_t> id = opened.fd.Id();
         if (!id.ok()) return id.status();
         ids[e].push_back(*id);
@@ -201,6 +276,14 @@ absl::Status EventSet::EnableAll() {
   return absl::OkStatus();
 }
 
+absl::Status EventSet::SetEventEnabled(int event, bool enabled) {
+  for (const OpenedFd& opened : fds_) {
+    if (!opened.leader || opened.event != event) continue;
+    if (absl::Status s = enabled ? opened.fd.Enable() : opened.fd.Disable(); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
 absl::Status EventSet::DisableAll() {
   for (const OpenedFd& opened : fds_) {
     if (!opened.leader) continue;
@@ -226,16 +309,19 @@ absl::StatusOr<std::vector<EventSet::CounterReading>> EventSet::ReadCounts() con
     const bool group = (info.attr.read_format & PERF_FORMAT_GROUP) != 0;
     // A group is read once, through its leader: {nr; {value, id, lost}[nr]}.
     if (group && !opened.group_read) continue;
-    words.assign(group ? 1 + 3 * table_->size() : 3, 0);
+    const SingleReadLayout single = LayoutOf(info.attr.read_format);
+    words.assign(group ? single.id + 3 * table_->size() : single.words, 0);
     absl::StatusOr<size_t> n = opened.fd.Read(absl::MakeSpan(words));
     if (!n.ok()) return n.status();
     if (!group) {
-      if (*n >= 3) add(opened.cpu, words[0], words[1], words[2]);  // {value, id, lost}
+      if (*n >= single.words) add(opened.cpu, words[0], words[single.id], words[single.lost]);
       continue;
     }
+    // {nr, [time_enabled], [time_running], {value, id, lost}[nr]}
     const uint64_t nr = words[0];
-    for (uint64_t i = 0; i < nr && 1 + 3 * i + 2 < *n; ++i) {
-      add(opened.cpu, words[1 + 3 * i], words[1 + 3 * i + 1], words[1 + 3 * i + 2]);
+    const size_t base = single.id;  // 1 + the time words
+    for (uint64_t i = 0; i < nr && base + 3 * i + 2 < *n; ++i) {
+      add(opened.cpu, words[base + 3 * i], words[base + 3 * i + 1], words[base + 3 * i + 2]);
     }
   }
   return readings;

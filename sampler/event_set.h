@@ -74,9 +74,12 @@ class EventSet {
   // Opens every event of `list` on every CPU of `cpus` for every task of
   // `tasks` (-1: all tasks), in list order (group members with their
   // leader), maps one ring of `options.mmap_pages` per CPU. A CPU of -1
-  // (the events follow their task on every CPU) gets one ring per task: the
-  // kernel lets a per-task event write into another task's ring only when
-  // both are bound to the same CPU. `prebuilt`
+  // (perf's --per-thread: the events follow their task on every CPU) gets one
+  // ring per task: the kernel lets a per-task event write into another
+  // task's ring only when both are bound to the same CPU. Tracepoints get
+  // their spec's filter; P-modifier events the highest precise level the
+  // kernel takes; a weak group the kernel refuses is opened as separate
+  // events, with a notice. `prebuilt`
   // events come first on each (CPU, task), so that the first of them owns
   // the CPU's ring (an AUX event must: its AUX area is mapped beside it);
   // when there are any, they carry the side-band (the -e events get no
@@ -97,6 +100,8 @@ class EventSet {
   std::vector<Ring>& rings() { return rings_; }
 
   absl::Status EnableAll();   // PERF_EVENT_IOC_ENABLE on every leader
+  // PERF_EVENT_IOC_ENABLE / _DISABLE on the leaders of table() event `event` only.
+  absl::Status SetEventEnabled(int event, bool enabled);
   absl::Status DisableAll();  // PERF_EVENT_IOC_DISABLE on every leader
   // Reads every counter (read_format ID|LOST[|GROUP]): one reading per
   // (event, fd), routed to its event by id (a group is read through its leader).

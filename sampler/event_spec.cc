@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <optional>
 
+#include <linux/hw_breakpoint.h>
+
 #include "absl/algorithm/container.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -139,7 +141,7 @@ std::optional<uint64_t> FindCacheEvent(absl::string_view name) {
 bool IsModifierLetters(absl::string_view text) {
   if (text.empty()) return false;
   for (char c : text) {
-    if (!absl::StrContains("ukhpHGIDS", c)) return false;
+    if (!absl::StrContains("ukhpHGIDSPWe", c)) return false;
   }
   return true;
 }
@@ -160,8 +162,14 @@ class Parser {
   absl::Status Error(const Piece& event, absl::string_view why) const;
   absl::StatusOr<std::vector<Piece>> SplitTopLevel(const Piece& text, bool inside_group) const;
   absl::StatusOr<EventGroup> ParseItem(const Piece& item);
-  absl::StatusOr<EventSpec> ParseEvent(const Piece& event);
+  // One event, or several for a tracepoint glob.
+  absl::StatusOr<std::vector<EventSpec>> ParseEvent(const Piece& event);
   absl::StatusOr<EventSpec> ParsePmuEvent(const Piece& event);
+  absl::StatusOr<EventSpec> ParseNamedEventWithTerms(const Piece& event, absl::string_view name,
+                                                     absl::string_view terms, absl::string_view mods);
+  absl::StatusOr<EventSpec> ParseBreakpoint(const Piece& event);
+  absl::StatusOr<std::vector<EventSpec>> ParseTracepoints(const Piece& event,
+                                                          const std::vector<absl::string_view>& parts);
   absl::Status ApplyModifiers(const Piece& event, absl::string_view mods, EventSpec* spec) const;
 
   absl::string_view whole_;
@@ -184,7 +192,7 @@ absl::StatusOr<std::vector<Piece>> Parser::SplitTopLevel(const Piece& text, bool
   size_t start = 0;
   for (size_t i = 0; i <= text.text.size(); ++i) {
     const char c = i < text.text.size() ? text.text[i] : ',';
-    if (c == '/' && depth == 0) {
+    if (c == '/' && depth == 0 && !absl::StartsWith(text.text.substr(start), "mem:")) {
       in_slashes = !in_slashes;
     } else if (c == '{' && !in_slashes) {
       if (inside_group || depth > 0) {
@@ -222,7 +230,16 @@ absl::StatusOr<EventList> Parser::ParseList() {
   for (const Piece& item : *items) {
     absl::StatusOr<EventGroup> group = ParseItem(item);
     if (!group.ok()) return group.status();
-    list.groups.push_back(*std::move(group));
+    if (group->braced) {
+      list.groups.push_back(*std::move(group));
+      continue;
+    }
+    // Outside braces each event of a glob stands alone, as perf adds them.
+    for (EventSpec& spec : group->events) {
+      EventGroup lone;
+      lone.events.push_back(std::move(spec));
+      list.groups.push_back(std::move(lone));
+    }
   }
   return list;
 }
@@ -230,9 +247,9 @@ absl::StatusOr<EventList> Parser::ParseList() {
 absl::StatusOr<EventGroup> Parser::ParseItem(const Piece& item) {
   EventGroup group;
   if (item.text.front() != '{') {
-    absl::StatusOr<EventSpec> spec = ParseEvent(item);
-    if (!spec.ok()) return spec.status();
-    group.events.push_back(*std::move(spec));
+    absl::StatusOr<std::vector<EventSpec>> specs = ParseEvent(item);
+    if (!specs.ok()) return specs.status();
+    group.events = *std::move(specs);
     return group;
   }
   group.braced = true;
@@ -246,15 +263,17 @@ absl::StatusOr<EventGroup> Parser::ParseItem(const Piece& item) {
   absl::StatusOr<std::vector<Piece>> members = SplitTopLevel(inner, /*inside_group=*/true);
   if (!members.ok()) return members.status();
   for (const Piece& member : *members) {
-    absl::StatusOr<EventSpec> spec = ParseEvent(member);
-    if (!spec.ok()) return spec.status();
-    if (!group_mods.empty()) {
-      // Group modifiers apply to every member (perf: modifier_group).
-      const bool has_modifier_suffix = !spec->modifiers.empty() || spec->kind == EventKind::kPmu;
-      if (absl::Status s = ApplyModifiers(item, group_mods, &*spec); !s.ok()) return s;
-      absl::StrAppend(&spec->name, has_modifier_suffix ? "" : ":", group_mods);
+    absl::StatusOr<std::vector<EventSpec>> specs = ParseEvent(member);
+    if (!specs.ok()) return specs.status();
+    for (EventSpec& spec : *specs) {
+      if (!group_mods.empty()) {
+        // Group modifiers apply to every member (perf: modifier_group).
+        const bool has_modifier_suffix = !spec.modifiers.empty() || spec.kind == EventKind::kPmu;
+        if (absl::Status s = ApplyModifiers(item, group_mods, &spec); !s.ok()) return s;
+        absl::StrAppend(&spec.name, has_modifier_suffix ? "" : ":", group_mods);
+      }
+      group.events.push_back(std::move(spec));
     }
-    group.events.push_back(*std::move(spec));
   }
   return group;
 }
@@ -274,9 +293,12 @@ absl::Status Parser::ApplyModifiers(const Piece& event, absl::string_view mods,
       case 'I': spec->attr.exclude_idle = 1; break;
       case 'D': spec->attr.pinned = 1; break;
       case 'S': spec->sample_read = true; break;
+      case 'P': spec->precise_max = true; break;
+      case 'W': spec->weak_group = true; break;
+      case 'e': spec->attr.exclusive = 1; break;
       default:
         return Error(event, absl::StrCat("unknown modifier '", std::string(1, mods[i]),
-                                         "' in ':", mods, "' (valid: u k h p H G I D S)"));
+                                         "' in ':", mods, "' (valid: u k h p P H G I D S W e)"));
     }
   }
   if (precise > 3) return Error(event, absl::StrCat("':", mods, "': at most 3 p (ppp)"));
@@ -286,19 +308,28 @@ absl::Status Parser::ApplyModifiers(const Piece& event, absl::string_view mods,
     spec->attr.exclude_kernel = !kernel;
     spec->attr.exclude_hv = !hv;
   }
+  if (precise > 0 && spec->precise_max) {
+    return Error(event, absl::StrCat("':", mods, "': p and P cannot be combined"));
+  }
   if (precise > 0) spec->attr.precise_ip = precise;
+  if (spec->precise_max) spec->attr.precise_ip = 3;  // EventSet lowers it until the kernel takes it
   absl::StrAppend(&spec->modifiers, mods);
   return absl::OkStatus();
 }
 
-absl::StatusOr<EventSpec> Parser::ParseEvent(const Piece& event) {
-  if (absl::StrContains(event.text, '/')) return ParsePmuEvent(event);
+absl::StatusOr<std::vector<EventSpec>> Parser::ParseEvent(const Piece& event) {
+  const auto one = [](absl::StatusOr<EventSpec> spec) -> absl::StatusOr<std::vector<EventSpec>> {
+    if (!spec.ok()) return spec.status();
+    return std::vector<EventSpec>{*std::move(spec)};
+  };
+  if (absl::StartsWith(event.text, "mem:")) return one(ParseBreakpoint(event));
+  if (absl::StrContains(event.text, '/')) return one(ParsePmuEvent(event));
   if (event.text.front() == '{') return Error(event, "groups cannot be nested");
   std::vector<absl::string_view> parts = absl::StrSplit(event.text, ':');
   EventSpec spec;
   spec.name = std::string(event.text);
+  spec.offset = event.offset;
   spec.attr.size = sizeof(perf_event_attr);
-  absl::string_view mods;
   if (const SymbolicEvent* symbolic = FindSymbolic(parts[0])) {
     spec.kind = symbolic->type == PERF_TYPE_HARDWARE ? EventKind::kHardware : EventKind::kSoftware;
     spec.attr.type = symbolic->type;
@@ -313,8 +344,39 @@ absl::StatusOr<EventSpec> Parser::ParseEvent(const Piece& event) {
     spec.kind = EventKind::kRaw;
     spec.attr.type = PERF_TYPE_RAW;
   } else if (parts.size() >= 2 && !parts[1].empty() && !parts[0].empty()) {
-    if (parts.size() > 3) return Error(event, "too many ':' for SUBSYSTEM:TRACEPOINT[:MODIFIERS]");
-    absl::StatusOr<uint64_t> id = TracepointId(paths_, parts[0], parts[1]);
+    return ParseTracepoints(event, parts);
+  } else {
+    return Error(event, absl::StrCat("unknown event", DidYouMean(parts[0], SymbolicEventNames())));
+  }
+  if (parts.size() > 2) return Error(event, "more than one ':' after the event name");
+  if (parts.size() == 2) {
+    if (parts[1].empty()) return Error(event, "empty modifier after ':'");
+    if (absl::Status s = ApplyModifiers(event, parts[1], &spec); !s.ok()) return s;
+  }
+  return std::vector<EventSpec>{std::move(spec)};
+}
+
+// SUBSYSTEM:NAME[:MODS], either part possibly a glob.
+absl::StatusOr<std::vector<EventSpec>> Parser::ParseTracepoints(
+    const Piece& event, const std::vector<absl::string_view>& parts) {
+  if (parts.size() > 3) return Error(event, "too many ':' for SUBSYSTEM:TRACEPOINT[:MODIFIERS]");
+  absl::string_view mods;
+  if (parts.size() == 3) {
+    mods = parts[2];
+    if (mods.empty()) return Error(event, "empty modifier after ':'");
+  }
+  std::vector<TracepointName> names;
+  if (IsTracepointGlob(parts[0], parts[1])) {
+    absl::StatusOr<std::vector<TracepointName>> found =
+        ExpandTracepointGlob(paths_, parts[0], parts[1]);
+    if (!found.ok()) return Error(event, found.status().message());
+    names = *std::move(found);
+  } else {
+    names.push_back({std::string(parts[0]), std::string(parts[1])});
+  }
+  std::vector<EventSpec> specs;
+  for (const TracepointName& tracepoint : names) {
+    absl::StatusOr<uint64_t> id = TracepointId(paths_, tracepoint.subsystem, tracepoint.name);
     if (!id.ok()) {
       // "cpu-clok:u" is a misspelled event with modifiers, not a tracepoint.
       if (absl::IsInvalidArgument(id.status()) && parts.size() == 2 &&
@@ -329,22 +391,107 @@ absl::StatusOr<EventSpec> Parser::ParseEvent(const Piece& event) {
       }
       return Error(event, id.status().message());
     }
+    EventSpec spec;
     spec.kind = EventKind::kTracepoint;
+    spec.name = absl::StrCat(tracepoint.subsystem, ":", tracepoint.name, mods.empty() ? "" : ":", mods);
+    spec.offset = event.offset;
+    spec.attr.size = sizeof(perf_event_attr);
     spec.attr.type = PERF_TYPE_TRACEPOINT;
     spec.attr.config = *id;
-    if (parts.size() == 3) mods = parts[2];
-    if (parts.size() == 3 && mods.empty()) return Error(event, "empty modifier after ':'");
     if (!mods.empty()) {
       if (absl::Status s = ApplyModifiers(event, mods, &spec); !s.ok()) return s;
     }
-    return spec;
-  } else {
-    return Error(event, absl::StrCat("unknown event", DidYouMean(parts[0], SymbolicEventNames())));
+    specs.push_back(std::move(spec));
   }
-  if (parts.size() > 2) return Error(event, "more than one ':' after the event name");
-  if (parts.size() == 2) {
-    if (parts[1].empty()) return Error(event, "empty modifier after ':'");
-    if (absl::Status s = ApplyModifiers(event, parts[1], &spec); !s.ok()) return s;
+  return specs;
+}
+
+// mem:ADDR[/LEN][:ACCESS[:MODS]] (perf's parse_events_add_breakpoint): a
+// hardware breakpoint (PERF_TYPE_BREAKPOINT) on ADDR; ACCESS is any of r, w
+// (default rw, for LEN 4 bytes) or x alone (an instruction: LEN is a long).
+absl::StatusOr<EventSpec> Parser::ParseBreakpoint(const Piece& event) {
+  absl::string_view rest = event.text;
+  absl::ConsumePrefix(&rest, "mem:");
+  std::vector<absl::string_view> parts = absl::StrSplit(rest, ':');
+  if (parts.size() > 3) return Error(event, "expected mem:ADDR[/LEN][:ACCESS[:MODIFIERS]]");
+  const std::vector<absl::string_view> address = absl::StrSplit(parts[0], absl::MaxSplits('/', 1));
+  const auto number = [](absl::string_view text, uint64_t* out) {
+    const std::string digits(text);
+    char* end = nullptr;
+    errno = 0;
+    *out = std::strtoull(digits.c_str(), &end, 0);
+    return !digits.empty() && digits[0] != '-' && *end == '\0' && errno == 0;
+  };
+  EventSpec spec;
+  spec.kind = EventKind::kBreakpoint;
+  spec.name = std::string(event.text);
+  spec.offset = event.offset;
+  spec.attr.size = sizeof(perf_event_attr);
+  spec.attr.type = PERF_TYPE_BREAKPOINT;
+  uint64_t bp_addr = 0;
+  if (!number(address[0], &bp_addr)) {
+    return Error(event, absl::StrCat("bad breakpoint address '", address[0],
+                                     "' (a number: 0x hex or decimal)"));
+  }
+  spec.attr.bp_addr = bp_addr;
+  uint32_t access = 0;
+  if (parts.size() >= 2) {
+    for (char c : parts[1]) {
+      const uint32_t bit = c == 'r' ? HW_BREAKPOINT_R : c == 'w' ? HW_BREAKPOINT_W
+                         : c == 'x' ? HW_BREAKPOINT_X : 0;
+      if (bit == 0 || (access & bit) != 0) {
+        return Error(event, absl::StrCat("bad breakpoint access '", parts[1],
+                                         "': r, w, rw or x (modifiers go after it: mem:ADDR:rw:u)"));
+      }
+      access |= bit;
+    }
+    if ((access & HW_BREAKPOINT_X) && access != HW_BREAKPOINT_X) {
+      return Error(event, "a breakpoint is on execution (x) or on data access (r, w), not both");
+    }
+  }
+  spec.attr.bp_type = access != 0 ? access : HW_BREAKPOINT_R | HW_BREAKPOINT_W;
+  spec.attr.bp_len = spec.attr.bp_type == HW_BREAKPOINT_X ? sizeof(long) : HW_BREAKPOINT_LEN_4;
+  if (address.size() == 2) {
+    uint64_t len = 0;
+    if (!number(address[1], &len) || (len != 1 && len != 2 && len != 4 && len != 8)) {
+      return Error(event, absl::StrCat("bad breakpoint length '", address[1], "' (1, 2, 4 or 8 bytes)"));
+    }
+    spec.attr.bp_len = len;
+  }
+  if (parts.size() == 3) {
+    if (parts[2].empty()) return Error(event, "empty modifier after ':'");
+    if (absl::Status s = ApplyModifiers(event, parts[2], &spec); !s.ok()) return s;
+  }
+  return spec;
+}
+
+// NAME/TERMS/ where NAME is a symbolic or cache event, not a PMU
+// (cpu-clock/period=100000/): perf's event terms that are not PMU format.
+absl::StatusOr<EventSpec> Parser::ParseNamedEventWithTerms(const Piece& event, absl::string_view name,
+                                                           absl::string_view terms,
+                                                           absl::string_view mods) {
+  absl::StatusOr<std::vector<EventSpec>> named = ParseEvent(Piece{name, event.offset});
+  if (!named.ok()) return named.status();
+  EventSpec spec = std::move(named->front());
+  spec.name = std::string(event.text);
+  for (absl::string_view term : absl::StrSplit(terms, ',', absl::SkipWhitespace())) {
+    term = absl::StripAsciiWhitespace(term);
+    const std::vector<absl::string_view> kv = absl::StrSplit(term, absl::MaxSplits('=', 1));
+    uint64_t value = 0;
+    if (kv.size() == 2 && kv[0] == "name" && !kv[1].empty()) {
+      spec.name = std::string(kv[1]);
+    } else if (kv.size() == 2 && (kv[0] == "period" || kv[0] == "freq") &&
+               absl::SimpleAtoi(kv[1], &value) && value != 0) {
+      spec.has_own_period = true;
+      spec.attr.freq = kv[0] == "freq";
+      spec.attr.sample_period = value;  // shares a union with sample_freq
+    } else {
+      return Error(event, absl::StrCat("term '", term, "': ", name,
+                                       " takes period=N, freq=N and name=TEXT"));
+    }
+  }
+  if (!mods.empty()) {
+    if (absl::Status s = ApplyModifiers(event, mods, &spec); !s.ok()) return s;
   }
   return spec;
 }
@@ -354,9 +501,15 @@ absl::StatusOr<EventSpec> Parser::ParsePmuEvent(const Piece& event) {
   const size_t close = event.text.find('/', open + 1);
   if (close == absl::string_view::npos) return Error(event, "missing closing '/' of the PMU terms");
   const std::string pmu_name(event.text.substr(0, open));
+  absl::string_view mods = event.text.substr(close + 1);
+  absl::ConsumePrefix(&mods, ":");
   absl::StatusOr<Pmu> pmu = Pmu::Load(paths_, pmu_name);
   if (!pmu.ok()) {
     if (!absl::IsNotFound(pmu.status())) return Error(event, pmu.status().message());
+    if (FindSymbolic(pmu_name) != nullptr || FindCacheEvent(pmu_name)) {
+      return ParseNamedEventWithTerms(event, event.text.substr(0, open),
+                                      event.text.substr(open + 1, close - open - 1), mods);
+    }
     const std::vector<std::string> pmus = ListPmus(paths_);
     const std::string close_name = ClosestName(pmu_name, pmus);
     return Error(event, absl::StrCat("unknown PMU '", pmu_name, "'",
@@ -366,6 +519,7 @@ absl::StatusOr<EventSpec> Parser::ParsePmuEvent(const Piece& event) {
   EventSpec spec;
   spec.kind = EventKind::kPmu;
   spec.name = std::string(event.text);
+  spec.offset = event.offset;
   spec.attr.size = sizeof(perf_event_attr);
   spec.attr.type = pmu->type();
   const absl::string_view terms = event.text.substr(open + 1, close - open - 1);
@@ -378,8 +532,6 @@ absl::StatusOr<EventSpec> Parser::ParsePmuEvent(const Piece& event) {
       return Error(event, absl::StrCat("no sink '", sink, "' in ", sinks));
     }
   }
-  absl::string_view mods = event.text.substr(close + 1);
-  absl::ConsumePrefix(&mods, ":");
   if (!mods.empty()) {
     if (absl::Status s = ApplyModifiers(event, mods, &spec); !s.ok()) return s;
   }

@@ -83,6 +83,15 @@ absl::Status PerfEventFd::SetOutput(int ring_fd) const {
   return absl::OkStatus();
 }
 
+absl::Status PerfEventFd::SetFilter(const std::string& filter) const {
+  if (ioctl(fd_, PERF_EVENT_IOC_SET_FILTER, filter.c_str()) != 0) {
+    if (errno != EINVAL) return IoctlError("PERF_EVENT_IOC_SET_FILTER", fd_);
+    return absl::InvalidArgumentError("the kernel refused it (Invalid argument: a field, operator "
+                                      "or value that the tracepoint's format does not have)");
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<uint64_t> PerfEventFd::Id() const {
   uint64_t id = 0;
   if (ioctl(fd_, PERF_EVENT_IOC_ID, &id) != 0) return IoctlError("PERF_EVENT_IOC_ID", fd_);
@@ -122,6 +131,11 @@ absl::Status OpenError(int err, const perf_event_attr& attr, pid_t pid, int cpu,
           prefix, "the kernel has no PMU for this event (type ", attr.type, ", config 0x",
           absl::Hex(attr.config), ")"));
     case EOPNOTSUPP:
+      if (attr.sample_type & PERF_SAMPLE_BRANCH_STACK) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            prefix, "the PMU or event type does not support branch stack sampling (no LBR here; "
+                    "-b, -j and --call-graph lbr need one)"));
+      }
       return absl::FailedPreconditionError(absl::StrCat(
           prefix, "the PMU does not support what was asked (sampling, precise ':p', "
                   "branch stacks or exclusions)"));
@@ -133,6 +147,11 @@ absl::Status OpenError(int err, const perf_event_attr& attr, pid_t pid, int cpu,
           prefix, "too many open files (one fd per event, CPU and thread; ulimit -n is ",
           limit.rlim_cur, ": raise it or use fewer events/CPUs/threads)"));
     }
+    case ENOSPC:
+      return absl::ResourceExhaustedError(absl::StrCat(
+          prefix, attr.type == PERF_TYPE_BREAKPOINT
+                      ? "no free hardware breakpoint slot (the CPU has 4 debug registers)"
+                      : "no free PMU counter"));
     case EBUSY:
       return absl::UnavailableError(
           absl::StrCat(prefix, "the PMU is busy (another user holds it exclusively)"));

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <string>
 #include "absl/strings/string_view.h"
 
 #include "absl/status/statusor.h"
@@ -51,6 +52,9 @@ class PerfEventFd {
   // (same CPU, same clock).
   absl::Status SetOutput(int ring_fd) const;
   absl::StatusOr<uint64_t> Id() const;  // PERF_EVENT_IOC_ID
+  // PERF_EVENT_IOC_SET_FILTER: a tracepoint's filter in the kernel's syntax
+  // ("prev_pid == 0 && next_comm ~ \"sh*\""); a bad one is an error.
+  absl::Status SetFilter(const std::string& filter) const;
   // read(2) of the counter in the event's read_format into `words`; returns
   // the number of u64 words read.
   absl::StatusOr<size_t> Read(absl::Span<uint64_t> words) const;

@@ -17,7 +17,9 @@
 
 namespace perfring {
 
-enum class CallGraphMode { kNone, kFramePointer, kDwarf };
+// kLbr: the hardware's last-branch-record call stack (Intel LBR), perf's
+// --call-graph lbr: CALLCHAIN plus a user call-stack BRANCH_STACK.
+enum class CallGraphMode { kNone, kFramePointer, kDwarf, kLbr };
 
 struct CallGraph {
   CallGraphMode mode = CallGraphMode::kNone;
@@ -30,6 +32,8 @@ struct SamplerOptions {
   // period 1, as in perf.
   std::optional<uint64_t> freq;
   std::optional<uint64_t> period;
+  bool freq_is_max = false;  // -F max: say the rate used, as perf does
+  bool strict_freq = false;  // --strict-freq: a frequency above the limit is an error, not capped
 
   bool no_samples = false;  // -n / --no-samples: sample_freq/period 0, side-band only
 
@@ -41,6 +45,22 @@ struct SamplerOptions {
   bool sample_cpu = false;       // --sample-cpu: CPU (implied by -a/-C)
   bool sample_phys_addr = false; // --phys-data: PHYS_ADDR
   bool sample_data_page_size = false;  // --data-page-size: DATA_PAGE_SIZE
+  bool sample_period = false;    // -P / --period: PERIOD even with a fixed period
+  bool raw_samples = false;      // -R / --raw-samples: RAW (and CPU) on every event
+  bool sample_code_page_size = false;  // --code-page-size: CODE_PAGE_SIZE
+  std::optional<uint64_t> user_regs;  // --user-regs: REGS_USER with this sample_regs_user
+  std::optional<uint64_t> intr_regs;  // -I / --intr-regs: REGS_INTR with this sample_regs_intr
+  // -b / -j: BRANCH_STACK with this branch_sample_type (PERF_SAMPLE_BRANCH_*).
+  uint64_t branch_sample_type = 0;
+  // --kernel-callchains / --user-callchains: only that half of each call
+  // chain (exclude_callchain_user / exclude_callchain_kernel).
+  bool kernel_callchains = false;
+  bool user_callchains = false;
+  // --all-user / --all-kernel: every event counts only user (exclude_kernel)
+  // or only kernel (exclude_user) space, whatever its modifiers say.
+  bool all_user = false;
+  bool all_kernel = false;
+  bool inherit_stat = false;     // -s / --stat: per-thread counts (inherit_stat, READ records)
   // TIME is always sampled (the time-ordered merge needs it), so perf's -T
   // has nothing left to switch on.
 

@@ -1,5 +1,6 @@
 #include "sampler/tracefs.h"
 
+#include <fnmatch.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 
@@ -57,6 +58,44 @@ absl::StatusOr<std::string> FindTracefs(const SystemPaths& paths) {
       "tracefs is not mounted at ", absl::StrJoin(paths.tracefs, " or "), mount_error,
       "; mount it with: mount -t tracefs nodev ",
       paths.tracefs.empty() ? "/sys/kernel/tracing" : paths.tracefs[0]));
+}
+
+bool IsTracepointGlob(absl::string_view subsystem, absl::string_view name) {
+  const auto glob = [](absl::string_view part) {
+    return part.find_first_of("*?[") != absl::string_view::npos;
+  };
+  return glob(subsystem) || glob(name);
+}
+
+absl::StatusOr<std::vector<TracepointName>> ExpandTracepointGlob(const SystemPaths& paths,
+                                                                 absl::string_view subsystem,
+                                                                 absl::string_view name) {
+  const std::string spelled = absl::StrCat(subsystem, ":", name);
+  if (absl::StrContains(subsystem, '/') || absl::StrContains(name, '/')) {
+    return absl::InvalidArgumentError(absl::StrCat("bad tracepoint '", spelled, "'"));
+  }
+  absl::StatusOr<std::string> root = FindTracefs(paths);
+  if (!root.ok()) return root.status();
+  const std::string events = *root + "/events";
+  absl::StatusOr<std::vector<std::string>> subsystems = ListDirectory(events);
+  if (!subsystems.ok()) return subsystems.status();
+  const std::string subsystem_glob(subsystem), name_glob(name);
+  std::vector<TracepointName> found;
+  for (const std::string& sys : *subsystems) {
+    if (fnmatch(subsystem_glob.c_str(), sys.c_str(), 0) != 0) continue;
+    absl::StatusOr<std::vector<std::string>> names = ListDirectory(absl::StrCat(events, "/", sys));
+    if (!names.ok()) continue;  // a file (enable, header_page, ...), not a subsystem
+    for (const std::string& event : *names) {
+      if (fnmatch(name_glob.c_str(), event.c_str(), 0) != 0) continue;
+      // Only tracepoint directories have an id (not enable, filter, ...).
+      if (!ReadIntegerFile(absl::StrCat(events, "/", sys, "/", event, "/id")).ok()) continue;
+      found.push_back({sys, event});
+    }
+  }
+  if (found.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("no tracepoint matches '", spelled, "'"));
+  }
+  return found;
 }
 
 absl::StatusOr<uint64_t> TracepointId(const SystemPaths& paths, absl::string_view subsystem,

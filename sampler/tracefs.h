@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 #include "absl/strings/string_view.h"
 
 #include "absl/status/statusor.h"
@@ -25,6 +26,19 @@ absl::StatusOr<std::string> FindTracefs(const SystemPaths& paths);
 // subsystem or tracepoint, with the closest existing name when one is close.
 absl::StatusOr<uint64_t> TracepointId(const SystemPaths& paths, absl::string_view subsystem,
                                       absl::string_view name);
+
+// The tracepoints that SUBSYSTEM:NAME names when either part is a glob
+// (fnmatch: * ? [...]), as perf expands `-e 'sched:*'` and `sched:sched_*`:
+// every SUBSYSTEM/NAME directory of tracefs with an id that matches, in
+// name order, as {subsystem, name}. InvalidArgument when none matches.
+struct TracepointName {
+  std::string subsystem;
+  std::string name;
+};
+bool IsTracepointGlob(absl::string_view subsystem, absl::string_view name);
+absl::StatusOr<std::vector<TracepointName>> ExpandTracepointGlob(const SystemPaths& paths,
+                                                                 absl::string_view subsystem,
+                                                                 absl::string_view name);
 
 }  // namespace perfring
 

@@ -611,6 +611,377 @@ TEST_F(RecordE2E, PerfsOwnTracepointFileIsDumpedByFieldNameAsPerfScriptReadsIt) 
   EXPECT_EQ(SwitchesFromDump(dump.out), perf);
 }
 
+// ---------------------------------------------------------------------------
+// perf record's event and sample options (issue 12): the same attrs as
+// perf's own capture with the same options, as `perf evlist -v` shows them,
+// and the same kind of result in perf script / perf report.
+
+// One event's attr fields as `perf evlist -v` prints them ("NAME: type: 1,
+// size: 128, { sample_period, sample_freq }: 4000, ...").
+using EvlistAttr = std::map<std::string, std::string>;
+
+std::vector<EvlistAttr> EvlistAttrs(const std::string& data) {
+  std::vector<EvlistAttr> events;
+  const Result evlist = Shell(absl::StrCat("perf evlist -v -i ", data));
+  for (absl::string_view line : absl::StrSplit(evlist.out, '\n', absl::SkipEmpty())) {
+    const size_t start = line.find(": type: ");
+    if (start == absl::string_view::npos) continue;
+    EvlistAttr attr;
+    attr["name"] = std::string(line.substr(0, start));
+    line.remove_prefix(start + 2);
+    int depth = 0;
+    size_t field = 0;
+    for (size_t i = 0; i <= line.size(); ++i) {
+      if (i < line.size() && line[i] == '{') ++depth;
+      if (i < line.size() && line[i] == '}') --depth;
+      if (i < line.size() && !(line[i] == ',' && depth == 0)) continue;
+      const absl::string_view item = absl::StripAsciiWhitespace(line.substr(field, i - field));
+      const size_t colon = item.rfind(": ");
+      if (colon != absl::string_view::npos) {
+        attr[std::string(item.substr(0, colon))] = std::string(item.substr(colon + 2));
+      }
+      field = i + 1;
+    }
+    events.push_back(std::move(attr));
+  }
+  return events;
+}
+
+// sample_type without what perfring adds to route and order records
+// (IDENTIFIER, and TIME, which it always samples, also where perf leaves it
+// out: --per-thread) and what perf adds for several events (ID).
+std::string RoutingFree(const std::string& sample_type) {
+  std::vector<std::string> bits = absl::StrSplit(sample_type, '|', absl::SkipEmpty());
+  bits.erase(std::remove_if(bits.begin(), bits.end(),
+                            [](const std::string& b) {
+                              return b == "IDENTIFIER" || b == "ID" || b == "TIME";
+                            }),
+             bits.end());
+  std::sort(bits.begin(), bits.end());
+  return absl::StrJoin(bits, "|");
+}
+
+// The attr fields that carry the meaning of perf record's options (not
+// perfring's wake-up policy, IDENTIFIER routing or perf's exclude_guest).
+constexpr const char* kMeaningfulAttrFields[] = {
+    "type", "config", "{ sample_period, sample_freq }", "sample_type", "read_format", "freq",
+    "inherit", "inherit_stat", "precise_ip", "exclusive", "exclude_user", "exclude_kernel",
+    "exclude_hv", "exclude_callchain_user", "exclude_callchain_kernel", "mmap_data",
+    "sample_regs_user", "sample_regs_intr", "branch_sample_type", "bp_type",
+    "{ bp_addr, config1 }", "{ bp_len, config2 }", "use_clockid", "clockid",
+};
+
+class RecordOptionsE2E : public RecordE2E {
+ protected:
+  // Records `args` with perfring and with perf (each into its own file) and
+  // expects every event to have the same meaningful attr fields. Events are
+  // matched in list order, or by name with `by_name` (perf adds the events
+  // of a tracepoint glob in tracefs's directory order, perfring in name order).
+  void ExpectSameAttrsAsPerf(const std::string& args, bool by_name = false) {
+    const std::string ours = dir_ + "/ours.data", theirs = dir_ + "/theirs.data";
+    const Result rec = Shell(absl::StrCat(perfring_, " record -q -o ", ours, " ", args));
+    ASSERT_EQ(rec.status, 0) << args << ": " << rec.err;
+    const Result perf = Shell(absl::StrCat("perf record -q -N -o ", theirs, " ", args));
+    ASSERT_EQ(perf.status, 0) << "perf record " << args << ": " << perf.err;
+    std::vector<EvlistAttr> mine = EvlistAttrs(ours), perfs = EvlistAttrs(theirs);
+    ASSERT_EQ(mine.size(), perfs.size()) << args;
+    if (by_name) {
+      const auto name_order = [](const EvlistAttr& a, const EvlistAttr& b) {
+        return a.at("name") < b.at("name");
+      };
+      std::sort(mine.begin(), mine.end(), name_order);
+      std::sort(perfs.begin(), perfs.end(), name_order);
+      for (size_t e = 0; e < mine.size(); ++e) EXPECT_EQ(mine[e].at("name"), perfs[e].at("name")) << args;
+    }
+    ASSERT_FALSE(mine.empty()) << args;
+    for (size_t e = 0; e < mine.size(); ++e) {
+      for (const char* key : kMeaningfulAttrFields) {
+        auto value = [key](const EvlistAttr& attr) {
+          auto it = attr.find(key);
+          const std::string v = it == attr.end() ? "" : it->second;
+          return std::string(key) == "sample_type" ? RoutingFree(v) : v;
+        };
+        EXPECT_EQ(value(mine[e]), value(perfs[e])) << args << ": event " << e << " field " << key;
+      }
+    }
+  }
+  // The address of a global of the (non-PIE) workload.
+  std::string SymbolAddress(const std::string& binary, const std::string& symbol) {
+    const Result nm = Shell(absl::StrCat("nm ", binary));
+    for (absl::string_view line : absl::StrSplit(nm.out, '\n')) {
+      const std::vector<absl::string_view> words = absl::StrSplit(line, ' ');
+      if (words.size() == 3 && words[2] == symbol) return absl::StrCat("0x", words[0]);
+    }
+    ADD_FAILURE() << "no " << symbol << " in " << binary << ": " << nm.out << nm.err;
+    return "0x0";
+  }
+  std::string watched_store_ = Runfile("tests/cli/watched_store");
+};
+
+TEST_F(RecordOptionsE2E, SampleOptionsSetTheAttrsPerfSets) {
+  const std::string run = absl::StrCat(" -- ", hot_loop_, " 0.05");
+  for (const std::string& options :
+       {"-d", "-P -c 100000", "-R", "-s", "--all-user", "--all-kernel", "--code-page-size",
+        "-g --kernel-callchains", "-g --user-callchains", "--user-regs=ip,sp", "--user-regs", "-I",
+        "-k mono", "-k raw", "-k real", "-k boot", "--per-thread"}) {
+    ExpectSameAttrsAsPerf(absl::StrCat("-e cpu-clock ", options, run));
+  }
+}
+
+TEST_F(RecordOptionsE2E, EventSyntaxSetsTheAttrsPerfSets) {
+  const std::string run = absl::StrCat(" -- ", hot_loop_, " 0.05");
+  const std::string address = SymbolAddress(watched_store_, "watched");
+  for (const std::string& events :
+       {std::string("-e cpu-clock/period=100000/ -e page-faults/freq=100/"),
+        std::string("-e cpu-clock:P -e task-clock:e -e '{cpu-clock,task-clock}:W'"),
+        absl::StrCat("-e mem:", address, " -e mem:", address, "/8:w -e mem:", address, ":rw:u")}) {
+    ExpectSameAttrsAsPerf(events + run);
+  }
+  ExpectSameAttrsAsPerf("-e 'sched:sched_process_*' -e 'sched:sched_wak*'" + run, /*by_name=*/true);
+}
+
+TEST_F(RecordOptionsE2E, AWeakGroupTheKernelRefusesIsOpenedAsSeparateEventsAsPerfDoes) {
+  // A pinned member (:D) is refused in a group (only leaders may be pinned).
+  const std::string args = absl::StrCat("-e '{cpu-clock,task-clock:D}:W' -- ", hot_loop_, " 0.2");
+  const std::string ours = dir_ + "/ours.data", theirs = dir_ + "/theirs.data";
+  const Result rec = Shell(absl::StrCat(perfring_, " record -o ", ours, " ", args));
+  ASSERT_EQ(rec.status, 0) << rec.err;
+  EXPECT_TRUE(absl::StrContains(rec.err, "weak group {cpu-clock:W,...}: the kernel refused it as a group"))
+      << rec.err;
+  ASSERT_EQ(Shell(absl::StrCat("perf record -q -N -o ", theirs, " ", args)).status, 0);
+  // perf evlist -g: no group line in either; both events sample.
+  for (const std::string& data : {ours, theirs}) {
+    const std::string groups = Shell(absl::StrCat("perf evlist -g -i ", data)).out;
+    EXPECT_FALSE(absl::StrContains(groups, "{")) << data << ": " << groups;
+    const std::string report = Shell(absl::StrCat("perf report --stdio -i ", data)).out;
+    EXPECT_TRUE(absl::StrContains(report, "of event 'cpu-clock")) << data;
+    EXPECT_TRUE(absl::StrContains(report, "of event 'task-clock:D")) << data;
+  }
+  // Without :W the group is an error.
+  EXPECT_EQ(Shell(absl::StrCat(perfring_, " record -q -o ", ours, " -e '{cpu-clock,task-clock:D}' -- true")).status, 2);
+}
+
+TEST_F(RecordOptionsE2E, TracepointFilterKeepsOnlyMatchingHitsAsPerfs) {
+  if (!TracefsReadable()) GTEST_SKIP() << "tracefs is not readable";
+  const std::string args =
+      "-e sched:sched_process_exec --filter 'filename ~ \"*true\"' -- "
+      "sh -c '/bin/true; /bin/echo x >/dev/null; /bin/true'";
+  const std::string ours = dir_ + "/ours.data", theirs = dir_ + "/theirs.data";
+  ASSERT_EQ(Shell(absl::StrCat(perfring_, " record -q -o ", ours, " ", args)).status, 0);
+  ASSERT_EQ(Shell(absl::StrCat("perf record -q -N -o ", theirs, " ", args)).status, 0);
+  const std::string mine = Shell(absl::StrCat("perf script -F event,trace -i ", ours)).out;
+  const std::string perfs = Shell(absl::StrCat("perf script -F event,trace -i ", theirs)).out;
+  EXPECT_EQ(std::count(mine.begin(), mine.end(), '\n'), 2) << mine;
+  EXPECT_FALSE(absl::StrContains(mine, "/bin/echo")) << mine;
+  EXPECT_EQ(std::count(mine.begin(), mine.end(), '\n'), std::count(perfs.begin(), perfs.end(), '\n'))
+      << mine << perfs;
+}
+
+TEST_F(RecordOptionsE2E, ExcludePerfDropsPerfringsOwnHits) {
+  if (!TracefsReadable()) GTEST_SKIP() << "tracefs is not readable";
+  // System-wide, perfring's own context switches (it sleeps in epoll) are
+  // hits too; --exclude-perf drops those of its pid. (Other perfring
+  // processes on the machine are other pids.)
+  const std::string data = dir_ + "/switch.data", pid_file = dir_ + "/perfring.pid";
+  for (const bool exclude : {false, true}) {
+    const Result rec = Shell(absl::StrCat(perfring_, " record -q -a -e sched:sched_switch",
+                                          exclude ? " --exclude-perf" : "", " -o ", data,
+                                          " -- sleep 0.3 & echo $! >", pid_file, "; wait $!"));
+    ASSERT_EQ(rec.status, 0) << rec.err;
+    const std::string perfring_pid = std::string(absl::StripAsciiWhitespace(ReadFile(pid_file)));
+    int own = 0, all = 0;
+    for (absl::string_view pid : absl::StrSplit(Shell(absl::StrCat("perf script -F pid -i ", data)).out,
+                                                '\n', absl::SkipEmpty())) {
+      ++all;
+      if (absl::StripAsciiWhitespace(pid) == perfring_pid) ++own;
+    }
+    EXPECT_GT(all, 0);
+    if (exclude) {
+      EXPECT_EQ(own, 0) << "perfring pid " << perfring_pid;
+    } else {
+      EXPECT_GT(own, 0) << "perfring pid " << perfring_pid;  // so the check above can fail
+    }
+  }
+}
+
+TEST_F(RecordOptionsE2E, DataAddressCaptureIsReadByPerfReportMemMode) {
+  const std::string data = dir_ + "/mem.data";
+  const Result rec = Shell(absl::StrCat(perfring_, " record -q -d -e page-faults -c 1 -o ", data,
+                                        " -- ", touch_pages_, " 200"));
+  ASSERT_EQ(rec.status, 0) << rec.err;
+  const Result report = Shell(absl::StrCat("perf report --mem-mode --stdio -i ", data, " 2>&1"));
+  EXPECT_EQ(report.status, 0) << report.out;
+  EXPECT_FALSE(absl::StrContains(report.out, "no mem data")) << report.out;
+  EXPECT_TRUE(absl::StrContains(report.out, "Data Symbol")) << report.out.substr(0, 2000);
+}
+
+// When a capture's samples come, in seconds after the workload's exec
+// (its first MMAP2, which the -D tracking event records from the start).
+struct SampleWindow {
+  double first = -1, last = -1;
+};
+SampleWindow SamplesAfterExec(const std::string& data, const std::string& binary_name) {
+  const std::string maps = Shell(absl::StrCat("perf script --show-mmap-events -F time -i ", data)).out;
+  double exec_time = -1;
+  for (absl::string_view line : absl::StrSplit(maps, '\n')) {
+    if (!absl::StrContains(line, "PERF_RECORD_MMAP2") || !absl::StrContains(line, binary_name)) continue;
+    if (!absl::SimpleAtod(line.substr(0, line.find(':')), &exec_time)) exec_time = -1;
+    break;
+  }
+  SampleWindow window;
+  if (exec_time < 0) {
+    ADD_FAILURE() << "no MMAP2 of " << binary_name << ": " << maps.substr(0, 3000);
+    return window;
+  }
+  for (absl::string_view line : absl::StrSplit(Shell(absl::StrCat("perf script -F time -i ", data)).out,
+                                               '\n', absl::SkipEmpty())) {
+    double t = 0;
+    if (!absl::SimpleAtod(line.substr(0, line.find(':')), &t)) continue;
+    if (window.first < 0) window.first = t - exec_time;
+    window.last = t - exec_time;
+  }
+  return window;
+}
+
+TEST_F(RecordOptionsE2E, DelayStartsTheEventsLateButRecordsTheMapsFromTheStart) {
+  const std::string data = dir_ + "/delay.data";
+  const Result rec = Shell(absl::StrCat(perfring_, " record -D 300 -e cpu-clock -F 1000 -o ", data,
+                                        " -- ", hot_loop_, " 0.8"));
+  ASSERT_EQ(rec.status, 0) << rec.err;
+  EXPECT_TRUE(absl::StrContains(rec.err, "Events disabled\nEvents enabled\n")) << rec.err;
+  const SampleWindow window = SamplesAfterExec(data, "hot_loop");
+  EXPECT_GE(window.first, 0.28);
+  EXPECT_GT(PerfReportSamples(data), 50);
+
+  // perf 6.1's ranges: the events run from 100 to 300 ms only.
+  const Result ranges = Shell(absl::StrCat(perfring_, " record -D 100-300 -e cpu-clock -F 1000 -o ", data,
+                                           " -- ", hot_loop_, " 0.8"));
+  ASSERT_EQ(ranges.status, 0) << ranges.err;
+  EXPECT_TRUE(absl::StrContains(ranges.err, "Events disabled\nEvents enabled\nEvents disabled\n"))
+      << ranges.err;
+  const SampleWindow ranged = SamplesAfterExec(data, "hot_loop");
+  EXPECT_GE(ranged.first, 0.08);
+  EXPECT_LE(ranged.last, 0.35);
+  EXPECT_GT(PerfReportSamples(data), 10);
+
+  // -1: the events stay disabled (perf 6.1 enables them only through --control).
+  const Result off = Shell(absl::StrCat(perfring_, " record -D -1 -e cpu-clock -o ", data, " -- ",
+                                        hot_loop_, " 0.2"));
+  ASSERT_EQ(off.status, 0) << off.err;
+  EXPECT_TRUE(absl::StrContains(off.err, "Events disabled")) << off.err;
+  EXPECT_EQ(CapturedSamples(off.err), 0);
+}
+
+TEST_F(RecordOptionsE2E, StatGivesPerThreadCountsThatPerfReportShows) {
+  const std::string data = dir_ + "/stat.data";
+  // Two children that burn CPU and exit (a last command would be exec'd by sh
+  // itself: the traced task's own count is not a READ record).
+  const Result rec = Shell(absl::StrCat(perfring_, " record -q -s -e cpu-clock -o ", data, " -- sh -c '",
+                                        hot_loop_, " 0.2; ", hot_loop_, " 0.2; true'"));
+  ASSERT_EQ(rec.status, 0) << rec.err;
+  // perf report -T: a "PID TID cpu-clock" table, one row per child thread
+  // that exited, with its own count (perf reports per thread the last READ
+  // of it, one per CPU its inherited events ran on, as for perf's own file).
+  const std::string report = Shell(absl::StrCat("perf report -T --stdio -i ", data)).out;
+  const std::regex header(R"(\n#\s+PID\s+TID\s+cpu-clock\n)");
+  std::smatch match;
+  ASSERT_TRUE(std::regex_search(report, match, header)) << report.substr(0, 3000);
+  int rows = 0;
+  uint64_t largest = 0;
+  for (absl::string_view row : absl::StrSplit(report.substr(match.position() + match.length()), '\n',
+                                              absl::SkipEmpty())) {
+    const std::vector<absl::string_view> words = absl::StrSplit(row, ' ', absl::SkipEmpty());
+    uint64_t count = 0;
+    if (words.size() != 3 || !absl::SimpleAtoi(words[2], &count)) break;
+    ++rows;
+    largest = std::max(largest, count);
+  }
+  EXPECT_EQ(rows, 2) << report.substr(match.position());
+  EXPECT_GT(largest, 10000000u) << report.substr(match.position());  // 10 ms of a hot_loop
+}
+
+TEST_F(RecordOptionsE2E, UidFollowsEveryProcessOfTheUser) {
+  // A busy process of user nobody (65534), started before the capture.
+  const std::string pid_file = dir_ + "/busy.pid";
+  ASSERT_EQ(Shell(absl::StrCat("setpriv --reuid=65534 --regid=65534 --clear-groups ", hot_loop_,
+                               " 2 >/dev/null & echo $! >", pid_file)).status, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const std::string busy = std::string(absl::StripAsciiWhitespace(ReadFile(pid_file)));
+  const std::string data = dir_ + "/uid.data";
+  const Result rec = Shell(absl::StrCat(perfring_, " record -q -u nobody -e cpu-clock --duration 0.5 -o ", data));
+  ASSERT_EQ(rec.status, 0) << rec.err;
+  const std::string pids = Shell(absl::StrCat("perf script -F pid -i ", data)).out;
+  int from_busy = 0;
+  for (absl::string_view pid : absl::StrSplit(pids, '\n', absl::SkipEmpty())) {
+    if (absl::StripAsciiWhitespace(pid) == busy) ++from_busy;
+  }
+  EXPECT_GT(from_busy, 50) << pids.substr(0, 500);
+  Shell(absl::StrCat("kill ", busy));
+}
+
+TEST_F(RecordOptionsE2E, BranchStacksWithoutLbrAreOneLineLikePerfs) {
+  for (const std::string& options : {"-b", "-j any,u", "--call-graph lbr"}) {
+    const std::string args = absl::StrCat(options, " -e cpu-clock -- true");
+    const Result perf = Shell(absl::StrCat("perf record -q -N -o ", dir_, "/theirs.data ", args));
+    const Result rec = Shell(absl::StrCat(perfring_, " record -q -o ", dir_, "/ours.data ", args));
+    if (perf.status == 0) {  // a PMU with LBR: both record
+      EXPECT_EQ(rec.status, 0) << options << ": " << rec.err;
+      continue;
+    }
+    EXPECT_EQ(rec.status, 1) << options << ": " << rec.err;
+    EXPECT_EQ(std::count(rec.err.begin(), rec.err.end(), '\n'), 1) << rec.err;
+    EXPECT_TRUE(absl::StrContains(rec.err, "branch stack")) << rec.err;
+  }
+}
+
+TEST_F(RecordOptionsE2E, BreakpointOnAVariableOfTheWorkloadSamplesEachStore) {
+  // The VM must pass hardware breakpoints through: probe with perf itself.
+  const std::string address = SymbolAddress(watched_store_, "watched");
+  const Result probe = Shell(absl::StrCat("perf stat -x, -e mem:", address, ":w ", watched_store_, " 100"));
+  const std::vector<absl::string_view> fields = absl::StrSplit(probe.err, ',');
+  if (probe.status != 0 || fields.empty() || absl::StripAsciiWhitespace(fields[0]) != "100") {
+    GTEST_SKIP() << "hardware breakpoints do not fire here (perf stat counts: " << probe.err << ")";
+  }
+  const std::string data = dir_ + "/bp.data";
+  const Result rec = Shell(absl::StrCat(perfring_, " record -q -e mem:", address, ":w -o ", data, " -- ",
+                                        watched_store_, " 100"));
+  ASSERT_EQ(rec.status, 0) << rec.err;
+  EXPECT_EQ(PerfReportSamples(data), 100);
+}
+
+TEST_F(RecordOptionsE2E, RegisterListAndMaxFrequencyAreSaidAsPerfSaysThem) {
+  const Result ours = Shell(absl::StrCat(perfring_, " record --user-regs=?"));
+  EXPECT_EQ(ours.status, 0);
+  const Result perf = Shell("perf record --user-regs=?");
+  const std::string perf_list = perf.err.substr(0, perf.err.find('\n'));
+  EXPECT_TRUE(absl::EqualsIgnoreCase(absl::StripAsciiWhitespace(ours.out), absl::StripAsciiWhitespace(perf_list)))
+      << ours.out << " vs " << perf_list;
+  EXPECT_EQ(Shell(absl::StrCat(perfring_, " record -I?")).out, ours.out);
+
+  const std::string max = std::string(absl::StripAsciiWhitespace(ReadFile("/proc/sys/kernel/perf_event_max_sample_rate")));
+  const Result rec = Shell(absl::StrCat(perfring_, " record -F max -e cpu-clock -o ", dir_, "/max.data -- true"));
+  ASSERT_EQ(rec.status, 0) << rec.err;
+  EXPECT_TRUE(absl::StrContains(rec.err, absl::StrCat("info: Using a maximum frequency rate of ", max, " Hz\n")))
+      << rec.err;
+}
+
+TEST_F(RecordOptionsE2E, BadEventAndSampleOptionsAreOneLineAndExitStatus2) {
+  for (const std::string& args :
+       {std::string("-e '' -- true"), std::string("--filter 'pid == 1' -e sched:sched_switch -- true"),
+        std::string("-e cpu-clock --filter 'pid == 1' -- true"),
+        std::string("-e sched:sched_process_exec --filter 'bogus ==' -- true"),
+        std::string("-e 'sched:nothing_*' -- true"), std::string("-e mem:0x10/3 -- true"),
+        std::string("--user-regs=ip,xmm0 -- true"), std::string("-j anything -- true"),
+        std::string("-D 1.5 -- true"), std::string("-F 10000000 --strict-freq -- true"),
+        std::string("-u nosuchuser"), std::string("-a --per-thread -- true"),
+        std::string("-k mono_raw -- true")}) {
+    const Result rec = Shell(absl::StrCat(perfring_, " record -q -o ", dir_, "/bad.data ", args));
+    EXPECT_EQ(rec.status, 2) << args << ": " << rec.err;
+    EXPECT_EQ(std::count(rec.err.begin(), rec.err.end(), '\n'), 1) << args << ": " << rec.err;
+    EXPECT_TRUE(absl::StartsWith(rec.err, "perfring record: ")) << args << ": " << rec.err;
+  }
+}
+
 // The contract with scripts: exit status, pipes, Ctrl-C, --duration.
 using RecordContract = PerfringBinary;
 

@@ -325,6 +325,28 @@ TEST(RecordKernel, OneThreadByTid) {
   }
 }
 
+// --per-thread: each thread's events on any CPU (cpu -1), each with a ring
+// of its own (the kernel refuses SET_OUTPUT across tasks for cpu -1).
+TEST(RecordKernel, PerThreadGivesEachThreadItsOwnRing) {
+  BusyProcess busy(2);
+  ASSERT_EQ(busy.Threads().size(), 2u);
+  RecordOptions options = Quiet();
+  options.events = "cpu-clock";
+  options.pids = absl::StrCat(busy.pid());
+  options.per_thread = true;
+  options.freq = 1000;
+  options.duration_seconds = 0.5;
+  MemorySink sink;
+  RUN_OR_SKIP(summary, options, sink);
+  std::set<uint32_t> tids;
+  for (const StoredRecord* r : OfType(sink, PERF_RECORD_SAMPLE)) {
+    std::optional<Sample> sample = DecodedAs<Sample>(*r);
+    ASSERT_TRUE(sample.has_value());
+    tids.insert(sample->tid);
+  }
+  EXPECT_EQ(tids.size(), 2u);  // both threads sampled, each through its own ring
+}
+
 TEST(RecordKernel, OverflowingOnePageRingReportsLostRecordsMatchingTheKernelCount) {
   RecordOptions options = Quiet();
   options.system_wide = true;

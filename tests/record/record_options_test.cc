@@ -2,6 +2,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <linux/perf_event.h>
 #include <unistd.h>
 
 #include "absl/strings/str_cat.h"
@@ -30,7 +31,11 @@ TEST(ParseCallGraph, DwarfSizeRoundsUpTo8) {
 TEST(ParseCallGraph, Rejects) {
   EXPECT_THAT(std::string(ParseCallGraph("dwarf,70000").status().message()), HasSubstr("65528"));
   EXPECT_TRUE(absl::IsInvalidArgument(ParseCallGraph("dwarf,").status()));
-  EXPECT_TRUE(absl::IsInvalidArgument(ParseCallGraph("lbr").status()));
+  EXPECT_TRUE(absl::IsInvalidArgument(ParseCallGraph("lbrx").status()));
+}
+
+TEST(ParseCallGraph, LbrIsTakenAndLeftToTheKernel) {
+  EXPECT_EQ(ParseCallGraph("lbr")->mode, CallGraphMode::kLbr);
 }
 
 TEST(ParseMmapPages, PowerOfTwoPageCounts) {
@@ -147,6 +152,72 @@ TEST(ParseClockId, NamesAndNumbers) {
   EXPECT_EQ(*ParseClockId("CLOCK_BOOTTIME"), CLOCK_BOOTTIME);
   EXPECT_EQ(*ParseClockId("1"), 1);
   EXPECT_TRUE(absl::IsInvalidArgument(ParseClockId("sundial").status()));
+}
+
+
+TEST(ParseClockId, PerfsShortNames) {
+  EXPECT_EQ(*ParseClockId("mono"), CLOCK_MONOTONIC);
+  EXPECT_EQ(*ParseClockId("raw"), CLOCK_MONOTONIC_RAW);
+  EXPECT_EQ(*ParseClockId("real"), CLOCK_REALTIME);
+  EXPECT_EQ(*ParseClockId("boot"), CLOCK_BOOTTIME);
+  EXPECT_TRUE(absl::IsInvalidArgument(ParseClockId("mono_raw").status()));  // perf rejects it too
+}
+
+TEST(ParseBranchFilter, PerfsNames) {
+  // perf -j any,u: branch_sample_type USER|ANY.
+  EXPECT_EQ(*ParseBranchFilter("any,u"), uint64_t{PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER});
+  EXPECT_EQ(*ParseBranchFilter("any_call,ind_jmp,stack"),
+            uint64_t{PERF_SAMPLE_BRANCH_ANY_CALL | PERF_SAMPLE_BRANCH_IND_JUMP | PERF_SAMPLE_BRANCH_CALL_STACK});
+  // Only privilege levels: any branch at them.
+  EXPECT_EQ(*ParseBranchFilter("k"), uint64_t{PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_KERNEL});
+  EXPECT_THAT(std::string(ParseBranchFilter("any,jumps").status().message()),
+              HasSubstr("unknown branch filter 'jumps'"));
+}
+
+TEST(ParseDelay, MillisecondsMinusOneOrRangesAsPerf61) {
+  std::vector<RecordOptions::EnabledRange> delay = *ParseDelay("250");
+  ASSERT_EQ(delay.size(), 1u);
+  EXPECT_EQ(delay[0].start_ms, 250);
+  EXPECT_EQ(delay[0].end_ms, -1);  // until the end
+  EXPECT_TRUE(ParseDelay("-1")->empty());  // never
+  delay = *ParseDelay("10-20,30-40");
+  ASSERT_EQ(delay.size(), 2u);
+  EXPECT_EQ(delay[1].start_ms, 30);
+  EXPECT_EQ(delay[1].end_ms, 40);
+  for (const char* bad : {"-2", "1.5", "", "x", "20-10", "10-20,15-30", "10-", "-10", "10-20,"}) {
+    EXPECT_TRUE(absl::IsInvalidArgument(ParseDelay(bad).status())) << bad;
+  }
+}
+
+EventList Events(std::initializer_list<std::pair<EventKind, size_t>> events) {
+  EventList list;
+  for (const auto& [kind, offset] : events) {
+    EventGroup group;
+    group.events.emplace_back();
+    group.events.back().kind = kind;
+    group.events.back().name = absl::StrCat("event@", offset);
+    group.events.back().offset = offset;
+    list.groups.push_back(group);
+  }
+  return list;
+}
+
+TEST(ApplyEventFilters, AFilterGoesToTheEventsOfItsDashEAndAddsUpWithAnd) {
+  // -e cpu-clock -e 'sched:sched_*' --filter A --filter B: "cpu-clock,sched:sched_*".
+  EventList list = Events({{EventKind::kSoftware, 0},
+                           {EventKind::kTracepoint, 10},
+                           {EventKind::kTracepoint, 10}});
+  ASSERT_TRUE(ApplyEventFilters({{10, 23, "prev_pid == 0"}, {10, 23, "next_pid == 1"}}, &list).ok());
+  EXPECT_EQ(list.groups[0].events[0].filter, "");
+  EXPECT_EQ(list.groups[1].events[0].filter, "(prev_pid == 0) && (next_pid == 1)");
+  EXPECT_EQ(list.groups[2].events[0].filter, "(prev_pid == 0) && (next_pid == 1)");
+}
+
+TEST(ApplyEventFilters, AFilterAfterANonTracepointIsAnError) {
+  EventList list = Events({{EventKind::kSoftware, 0}});
+  const absl::Status s = ApplyEventFilters({{0, 9, "pid == 1"}}, &list);
+  EXPECT_TRUE(absl::IsInvalidArgument(s));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("not a tracepoint"));
 }
 
 }  // namespace

@@ -333,5 +333,131 @@ TEST_F(SamplingRateTest, FrequencyAndPeriodAreExclusive) {
   EXPECT_TRUE(absl::IsInvalidArgument(Resolve().status()));
 }
 
+
+// The options of perf record 6.1 that only change the attr, each compared with
+// what `perf record -vv` opens for it on cpu-clock (PERIOD aside: perfring's
+// IDENTIFIER is always there).
+TEST(BuildEventAttr, DashDSamplesTheDataAddressAndItsSourceAsPerfDoes) {
+  SamplerOptions options;
+  options.sample_addr = true;
+  EventRole tracking;
+  tracking.tracking = true;
+  const perf_event_attr attr = Build(Software(PERF_COUNT_SW_CPU_CLOCK), options, CommandContext(), tracking);
+  // perf: IP|TID|TIME|ADDR|PERIOD|DATA_SRC, mmap_data 1.
+  EXPECT_EQ(attr.sample_type & (PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC),
+            PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC);
+  EXPECT_TRUE(attr.mmap_data);
+}
+
+TEST(BuildEventAttr, DashPKeepsThePeriodWithAFixedPeriod) {
+  SamplerOptions options;
+  options.sample_period = true;
+  AttrContext context = CommandContext();
+  context.rate = {false, 10000, true};
+  // perf -P -c 10000: sample_type IP|TID|TIME|PERIOD.
+  EXPECT_TRUE(Build(Software(PERF_COUNT_SW_CPU_CLOCK), options, context).sample_type & PERF_SAMPLE_PERIOD);
+  options.sample_period = false;
+  EXPECT_FALSE(Build(Software(PERF_COUNT_SW_CPU_CLOCK), options, context).sample_type & PERF_SAMPLE_PERIOD);
+}
+
+TEST(BuildEventAttr, RawSamplesCodePageSizeAndRegisters) {
+  SamplerOptions options;
+  options.raw_samples = true;            // -R: IP|TID|TIME|CPU|PERIOD|RAW
+  options.sample_code_page_size = true;  // --code-page-size: CODE_PAGE_SIZE
+  options.user_regs = 0x180;             // --user-regs=ip,sp: sample_regs_user 0x180
+  options.intr_regs = 0xff0fff;          // -I: sample_regs_intr 0xff0fff
+  const perf_event_attr attr = Build(Software(PERF_COUNT_SW_CPU_CLOCK), options, CommandContext());
+  const uint64_t wanted = PERF_SAMPLE_RAW | PERF_SAMPLE_CPU | PERF_SAMPLE_CODE_PAGE_SIZE |
+                          PERF_SAMPLE_REGS_USER | PERF_SAMPLE_REGS_INTR;
+  EXPECT_EQ(attr.sample_type & wanted, wanted);
+  EXPECT_EQ(attr.sample_regs_user, 0x180u);
+  EXPECT_EQ(attr.sample_regs_intr, 0xff0fffu);
+}
+
+TEST(BuildEventAttr, StatCountsPerThreadWithTheTimes) {
+  SamplerOptions options;
+  options.inherit_stat = true;  // -s: inherit_stat 1, read_format TOTAL_TIME_ENABLED|TOTAL_TIME_RUNNING|ID|LOST
+  const perf_event_attr attr = Build(Software(PERF_COUNT_SW_CPU_CLOCK), options, CommandContext());
+  EXPECT_TRUE(attr.inherit_stat);
+  EXPECT_EQ(attr.read_format, PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
+                                  PERF_FORMAT_ID | PERF_FORMAT_LOST);
+}
+
+TEST(BuildEventAttr, AllUserAndAllKernelOverrideTheModifiers) {
+  EventSpec kernel_only = Software(PERF_COUNT_SW_CPU_CLOCK);
+  kernel_only.attr.exclude_user = 1;
+  SamplerOptions options;
+  options.all_user = true;  // perf --all-user: exclude_kernel 1
+  perf_event_attr attr = Build(kernel_only, options, CommandContext());
+  EXPECT_TRUE(attr.exclude_kernel);
+  EXPECT_FALSE(attr.exclude_user);
+  options = SamplerOptions{};
+  options.all_kernel = true;  // perf --all-kernel: exclude_user 1
+  attr = Build(Software(PERF_COUNT_SW_CPU_CLOCK), options, CommandContext());
+  EXPECT_TRUE(attr.exclude_user);
+  EXPECT_FALSE(attr.exclude_kernel);
+}
+
+TEST(BuildEventAttr, KernelOrUserCallchainsOnly) {
+  SamplerOptions options;
+  options.call_graph.mode = CallGraphMode::kFramePointer;
+  options.kernel_callchains = true;  // perf: exclude_callchain_user 1
+  perf_event_attr attr = Build(Software(PERF_COUNT_SW_CPU_CLOCK), options, CommandContext());
+  EXPECT_TRUE(attr.exclude_callchain_user);
+  EXPECT_FALSE(attr.exclude_callchain_kernel);
+  options.kernel_callchains = false;
+  options.user_callchains = true;  // perf: exclude_callchain_kernel 1
+  attr = Build(Software(PERF_COUNT_SW_CPU_CLOCK), options, CommandContext());
+  EXPECT_FALSE(attr.exclude_callchain_user);
+  EXPECT_TRUE(attr.exclude_callchain_kernel);
+}
+
+TEST(BuildEventAttr, BranchStacksAndLbrCallGraph) {
+  SamplerOptions options;
+  options.branch_sample_type = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER;  // -j any,u
+  perf_event_attr attr = Build(Software(PERF_COUNT_SW_CPU_CLOCK), options, CommandContext());
+  EXPECT_TRUE(attr.sample_type & PERF_SAMPLE_BRANCH_STACK);
+  EXPECT_EQ(attr.branch_sample_type, PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER);
+  options = SamplerOptions{};
+  options.call_graph.mode = CallGraphMode::kLbr;
+  attr = Build(Software(PERF_COUNT_SW_CPU_CLOCK), options, CommandContext());
+  // perf --call-graph lbr: CALLCHAIN|BRANCH_STACK, USER|CALL_STACK|NO_FLAGS|NO_CYCLES|HW_INDEX.
+  EXPECT_EQ(attr.sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_BRANCH_STACK),
+            PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_BRANCH_STACK);
+  EXPECT_EQ(attr.branch_sample_type,
+            PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_CALL_STACK | PERF_SAMPLE_BRANCH_NO_FLAGS |
+                PERF_SAMPLE_BRANCH_NO_CYCLES | PERF_SAMPLE_BRANCH_HW_INDEX);
+}
+
+TEST(BuildEventAttr, BreakpointsSampleEveryHitWithoutPeriod) {
+  EventSpec bp;
+  bp.kind = EventKind::kBreakpoint;
+  bp.attr.type = PERF_TYPE_BREAKPOINT;
+  // perf -e mem:ADDR: sample_period 1, sample_type IP|TID|TIME (no PERIOD, no freq).
+  perf_event_attr attr = Build(bp, SamplerOptions{}, CommandContext());
+  EXPECT_FALSE(attr.freq);
+  EXPECT_EQ(attr.sample_period, 1u);
+  EXPECT_FALSE(attr.sample_type & PERF_SAMPLE_PERIOD);
+}
+
+TEST_F(SamplingRateTest, FrequencyMaxSaysTheRateUsedAsPerfDoes) {
+  options_.freq = 1000;  // -F max, read from the same limit
+  options_.freq_is_max = true;
+  absl::StatusOr<SamplingRate> rate = Resolve();
+  ASSERT_TRUE(rate.ok());
+  EXPECT_EQ(rate->value, 1000u);
+  EXPECT_THAT(notices_, ElementsAre("info: Using a maximum frequency rate of 1000 Hz"));
+}
+
+TEST_F(SamplingRateTest, StrictFrequencyRefusesToThrottle) {
+  options_.freq = 5000;
+  options_.strict_freq = true;
+  absl::StatusOr<SamplingRate> rate = Resolve();
+  ASSERT_TRUE(absl::IsInvalidArgument(rate.status())) << rate.status();
+  EXPECT_THAT(rate.status().message(), HasSubstr("maximum frequency rate (1000 Hz) exceeded"));
+  options_.freq = 1000;  // within the limit: fine
+  EXPECT_TRUE(Resolve().ok());
+}
+
 }  // namespace
 }  // namespace perfring

@@ -21,6 +21,11 @@ class EventSpecTest : public ::testing::Test {
   void SetUp() override {
     tree_.Write("tracing/events/sched/sched_switch/id", "316\n");
     tree_.Write("tracing/events/sched/sched_process_exec/id", "365\n");
+    tree_.Write("tracing/events/sched/sched_process_fork/id", "366\n");
+    tree_.Write("tracing/events/sched/enable", "0\n");  // tracefs files beside the events
+    tree_.Write("tracing/events/sched/filter", "none\n");
+    tree_.Write("tracing/events/irq/irq_handler_entry/id", "120\n");
+    tree_.Write("tracing/events/enable", "0\n");
     tree_.Write("sys/bus/event_source/devices/cpu/type", "4\n");
     tree_.Write("sys/bus/event_source/devices/cpu/format/event", "config:0-7\n");
     tree_.Write("sys/bus/event_source/devices/cpu/format/umask", "config:8-15\n");
@@ -378,6 +383,102 @@ TEST_F(EventSpecTest, UserOnlyInsteadExcludesKernelAndHypervisorAndAddsU) {
   EXPECT_EQ(UserOnlyInstead(One("cpu-clock:H")).name, "cpu-clock:Hu");
   EXPECT_EQ(UserOnlyInstead(One("msr/tsc/")).name, "msr/tsc/u");
   EXPECT_EQ(UserOnlyInstead(One("sched:sched_switch")).name, "sched:sched_switch:u");
+}
+
+std::vector<std::string> Names(const EventList& list) {
+  std::vector<std::string> names;
+  for (const EventGroup& group : list.groups) {
+    for (const EventSpec& spec : group.events) names.push_back(spec.name);
+  }
+  return names;
+}
+
+TEST_F(EventSpecTest, TracepointGlobOpensEveryMatchInNameOrder) {
+  absl::StatusOr<EventList> list = Parse("sched:*");
+  ASSERT_TRUE(list.ok()) << list.status();
+  EXPECT_THAT(Names(*list), ::testing::ElementsAre("sched:sched_process_exec", "sched:sched_process_fork",
+                                                   "sched:sched_switch"));
+  ASSERT_EQ(list->groups.size(), 3u);  // each its own event, as perf adds them
+  EXPECT_EQ(list->groups[0].events[0].attr.config, 365u);
+  EXPECT_EQ(list->groups[2].events[0].kind, EventKind::kTracepoint);
+  list = Parse("sched:sched_process_*:u");
+  ASSERT_TRUE(list.ok()) << list.status();
+  EXPECT_THAT(Names(*list), ::testing::ElementsAre("sched:sched_process_exec:u", "sched:sched_process_fork:u"));
+  EXPECT_TRUE(list->groups[1].events[0].attr.exclude_kernel);
+  list = Parse("*:irq_*");
+  ASSERT_TRUE(list.ok()) << list.status();
+  EXPECT_THAT(Names(*list), ::testing::ElementsAre("irq:irq_handler_entry"));
+  list = Parse("{sched:sched_process_*,cpu-clock}");
+  ASSERT_TRUE(list.ok()) << list.status();
+  ASSERT_EQ(list->groups.size(), 1u);  // inside braces the matches join the group
+  EXPECT_EQ(list->groups[0].events.size(), 3u);
+  EXPECT_THAT(ErrorOf("sched:nothing_*"), HasSubstr("no tracepoint matches 'sched:nothing_*'"));
+}
+
+TEST_F(EventSpecTest, EachEventKnowsWhereItsTextStarts) {
+  absl::StatusOr<EventList> list = Parse("cpu-clock,sched:sched_process_*");
+  ASSERT_TRUE(list.ok()) << list.status();
+  EXPECT_EQ(list->groups[0].events[0].offset, 0u);
+  EXPECT_EQ(list->groups[1].events[0].offset, 10u);
+  EXPECT_EQ(list->groups[2].events[0].offset, 10u);
+}
+
+TEST_F(EventSpecTest, BreakpointsAsPerfSpellsThem) {
+  // perf -e mem:0x404030: type 5, bp_type 3 (rw), bp_len 4.
+  EventSpec spec = One("mem:0x404030");
+  EXPECT_EQ(spec.kind, EventKind::kBreakpoint);
+  EXPECT_EQ(spec.attr.type, static_cast<uint32_t>(PERF_TYPE_BREAKPOINT));
+  EXPECT_EQ(spec.attr.bp_addr, 0x404030u);
+  EXPECT_EQ(spec.attr.bp_type, 3u);
+  EXPECT_EQ(spec.attr.bp_len, 4u);
+  spec = One("mem:0x404030/8:w");  // bp_type 2, bp_len 8
+  EXPECT_EQ(spec.attr.bp_type, 2u);
+  EXPECT_EQ(spec.attr.bp_len, 8u);
+  spec = One("mem:0x404030:x");  // bp_type 4, bp_len sizeof(long)
+  EXPECT_EQ(spec.attr.bp_type, 4u);
+  EXPECT_EQ(spec.attr.bp_len, sizeof(long));
+  spec = One("mem:4210736:rw:u");  // decimal; modifiers after the access
+  EXPECT_EQ(spec.attr.bp_addr, 0x404030u);
+  EXPECT_TRUE(spec.attr.exclude_kernel);
+  absl::StatusOr<EventList> list = Parse("mem:0x10/2:r,cpu-clock");
+  ASSERT_TRUE(list.ok()) << list.status();
+  EXPECT_THAT(Names(*list), ::testing::ElementsAre("mem:0x10/2:r", "cpu-clock"));
+  EXPECT_THAT(ErrorOf("mem:zz"), HasSubstr("bad breakpoint address 'zz'"));
+  EXPECT_THAT(ErrorOf("mem:0x10/3"), HasSubstr("bad breakpoint length '3'"));
+  EXPECT_THAT(ErrorOf("mem:0x10:u"), HasSubstr("bad breakpoint access 'u'"));
+  EXPECT_THAT(ErrorOf("mem:0x10:rx"), HasSubstr("not both"));
+}
+
+TEST_F(EventSpecTest, NamedEventsTakePeriodFreqAndNameTerms) {
+  // perf -e cpu-clock/period=100000/: sample_period 100000, no freq.
+  EventSpec spec = One("cpu-clock/period=100000/");
+  EXPECT_EQ(spec.attr.type, static_cast<uint32_t>(PERF_TYPE_SOFTWARE));
+  EXPECT_EQ(spec.attr.config, static_cast<uint64_t>(PERF_COUNT_SW_CPU_CLOCK));
+  EXPECT_TRUE(spec.has_own_period);
+  EXPECT_FALSE(spec.attr.freq);
+  EXPECT_EQ(spec.attr.sample_period, 100000u);
+  EXPECT_EQ(spec.name, "cpu-clock/period=100000/");
+  // perf -e page-faults/freq=100/: config 2, sample_freq 100, freq 1.
+  spec = One("page-faults/freq=100/:u");
+  EXPECT_EQ(spec.attr.config, static_cast<uint64_t>(PERF_COUNT_SW_PAGE_FAULTS));
+  EXPECT_TRUE(spec.attr.freq);
+  EXPECT_EQ(spec.attr.sample_freq, 100u);
+  EXPECT_TRUE(spec.attr.exclude_kernel);
+  EXPECT_EQ(One("cpu-clock/name=tick/").name, "tick");
+  EXPECT_THAT(ErrorOf("cpu-clock/umask=1/"), HasSubstr("takes period=N, freq=N and name=TEXT"));
+}
+
+TEST_F(EventSpecTest, ModifiersPWAndE) {
+  // perf: cpu-clock:P -> precise_ip 3 (lowered at open until taken); :e -> exclusive 1.
+  EventSpec spec = One("cpu-clock:P");
+  EXPECT_TRUE(spec.precise_max);
+  EXPECT_EQ(spec.attr.precise_ip, 3u);
+  EXPECT_TRUE(One("cpu-clock:e").attr.exclusive);
+  absl::StatusOr<EventList> list = Parse("{cpu-clock,task-clock}:W");
+  ASSERT_TRUE(list.ok()) << list.status();
+  EXPECT_TRUE(list->groups[0].weak());
+  EXPECT_FALSE(Parse("{cpu-clock,task-clock}")->groups[0].weak());
+  EXPECT_THAT(ErrorOf("cpu-clock:pP"), HasSubstr("p and P cannot be combined"));
 }
 
 }  // namespace
