@@ -2,12 +2,15 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <new>
 #include <vector>
 
 #include "absl/base/attributes.h"
@@ -95,12 +98,24 @@ absl::StatusOr<uint64_t> PayloadSize(const uint8_t* rec, const RecordHeader& h, 
   return PayloadSizeOf(rec, h.type);
 }
 
+// The most ReadInput holds: 4 GiB, or a quarter of RLIMIT_AS when that is
+// lower (the reader, the decoder and the dump need room next to the bytes).
+uint64_t StreamInputLimit() {
+  uint64_t limit = uint64_t{4} << 30;
+  struct rlimit as;
+  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
+    limit = std::min<uint64_t>(limit, as.rlim_cur / 4);
+  }
+  return limit;
+}
+
 // Reads fd to its end into *out, or (pipe mode, `pipe_mode`) until the first
 // record whose header is malformed: Init then reports it, and a stream of
 // junk after a pipe header ends at once instead of filling memory. *out
 // already holds the first bytes of the input.
 absl::Status ReadInput(int fd, bool pipe_mode, std::string* out) {
   uint64_t next = kPipeHeaderSize;  // pipe mode: the next record's offset
+  const uint64_t limit = StreamInputLimit();
   char buf[1 << 16];
   for (;;) {
     while (pipe_mode && next <= out->size() && out->size() - next >= 8) {
@@ -116,7 +131,24 @@ absl::Status ReadInput(int fd, bool pipe_mode, std::string* out) {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return absl::Status(absl::ErrnoToStatusCode(errno), std::strerror(errno));
     if (n == 0) return absl::OkStatus();
-    out->append(buf, n);
+    if (out->size() + static_cast<uint64_t>(n) > limit) {
+      return absl::OutOfRangeError(absl::StrFormat(
+          "more than %u MiB from a stream, the most perfring reads into memory (4 GiB, or a "
+          "quarter of the address-space limit, ulimit -v); write it to a file and read that",
+          limit >> 20));
+    }
+    try {
+      // Grow by doubling, but never past the limit (the last doubling would
+      // otherwise ask for twice what the limit allows).
+      if (out->capacity() < out->size() + n) {
+        out->reserve(std::min<uint64_t>(
+            limit, std::max<uint64_t>(2 * out->capacity(), out->size() + n)));
+      }
+      out->append(buf, n);
+    } catch (const std::bad_alloc&) {
+      return absl::ResourceExhaustedError(
+          absl::StrFormat("out of memory after reading %u bytes", out->size()));
+    }
   }
 }
 

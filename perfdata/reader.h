@@ -18,7 +18,10 @@
 // The magic and header size are checked first, before the input is mapped
 // (regular files) or read further (pipes, stdin: to its end, or in pipe mode
 // up to the first malformed record header), so input that is not perf.data
-// is refused at once. Every size, offset and count read from the input is
+// is refused at once. A stream is held in memory up to a limit: 4 GiB, or a
+// quarter of the address-space limit (RLIMIT_AS, ulimit -v) when that is
+// lower; past it Open fails with OutOfRange (a file of any size is mapped,
+// not read). Every size, offset and count read from the input is
 // checked in 64-bit arithmetic against what remains before it is used; one
 // claiming more than the input holds is an error, never an allocation. Not
 // thread-safe; the Reader owns the bytes RecordRefs point into.

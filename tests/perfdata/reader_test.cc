@@ -5,12 +5,16 @@
 #include "perfdata/reader.h"
 
 #include <linux/perf_event.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zstd.h>
 
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <thread>
 #include <string>
 #include <vector>
@@ -270,19 +274,26 @@ TEST(MalformedTest, DevZeroIsRefusedAtTheHeader) {
 // forever; the reader must stop on its own.
 class EndlessPipe {
  public:
-  EndlessPipe(std::string head, char fill) {
+  EndlessPipe(std::string head, char fill) : EndlessPipe(std::move(head), std::string(1, fill)) {}
+  // After `head`, `pattern` repeated forever.
+  EndlessPipe(std::string head, const std::string& pattern) {
     signal(SIGPIPE, SIG_IGN);
     EXPECT_EQ(pipe(fds_), 0);
-    writer_ = std::thread([this, head = std::move(head), fill] {
-      std::string chunk = head;
+    fcntl(fds_[1], F_SETPIPE_SZ, 1 << 20);  // fewer, larger transfers
+    // Built here: the writer thread allocates nothing (a test may fork while
+    // it runs).
+    std::string fill;
+    while (fill.size() < (1 << 16)) fill += pattern;
+    writer_ = std::thread([this, head = std::move(head), fill = std::move(fill)] {
+      const std::string* chunk = &head;
       for (;;) {
-        for (size_t done = 0; done < chunk.size();) {
-          const ssize_t n = write(fds_[1], chunk.data() + done, chunk.size() - done);
+        for (size_t done = 0; done < chunk->size();) {
+          const ssize_t n = write(fds_[1], chunk->data() + done, chunk->size() - done);
           if (n < 0 && errno == EINTR) continue;
           if (n <= 0) return;  // EPIPE: the test closed the read end
           done += n;
         }
-        chunk.assign(1 << 16, fill);
+        chunk = &fill;
       }
     });
   }
@@ -309,6 +320,61 @@ TEST(MalformedTest, AnEndlessPipeOfZerosAfterAPipeHeaderStopsAtTheFirstBadRecord
   const std::string head = PipeImage(TwoEvents(), TwoEventData());
   EndlessPipe zeros(head, '\0');
   ExpectMalformedAt(OpenAndReadAll(zeros.path()), absl::StrFormat("offset 0x%x:", head.size()), "size 0 (< 8)");
+}
+
+// Runs Reader::Open(path) in a child process whose address space is limited
+// to `as_limit` bytes (RLIMIT_AS) and returns its status code and message, or
+// "child died: ..." when the child did not exit normally (a crash, an abort).
+std::string OpenUnderAddressSpaceLimit(const std::string& path, rlim_t as_limit) {
+  int fds[2];
+  if (pipe(fds) != 0) return "pipe failed";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    const rlimit limit{as_limit, as_limit};
+    std::string result = "setrlimit failed";
+    if (setrlimit(RLIMIT_AS, &limit) == 0) {
+      absl::StatusOr<std::unique_ptr<Reader>> r = Reader::Open(path);
+      result = r.ok() ? "OK" : r.status().ToString();
+    }
+    (void)!write(fds[1], result.data(), result.size());
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string result;
+  char buf[4096];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) result.append(buf, n);
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status)) {
+    return absl::StrCat("child died: ", WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "?");
+  }
+  return result;
+}
+
+// A stream of well-formed records that never ends (pipe mode, so every
+// record is read), and a file-mode header followed by endless zeros (file
+// mode reads a stream to its end): both stop at the documented limit, a
+// quarter of RLIMIT_AS here, with an error naming it; neither grows until the
+// allocator fails.
+TEST(MalformedTest, AnEndlessStreamStopsAtTheDocumentedLimit) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "the sanitizers reserve terabytes of address space: RLIMIT_AS cannot apply";
+#endif
+  constexpr rlim_t kLimit = rlim_t{256} << 20;
+  {
+    EndlessPipe records(PipeImage(TwoEvents(), TwoEventData()), TwoEventData());
+    const std::string got = OpenUnderAddressSpaceLimit(records.path(), kLimit);
+    EXPECT_TRUE(absl::StartsWith(got, "OUT_OF_RANGE: cannot read")) << got;
+    EXPECT_TRUE(absl::StrContains(got, "more than 64 MiB from a stream")) << got;
+  }
+  {
+    const std::string file = FileImage(TwoEvents(), TwoEventData());
+    EndlessPipe zeros(file.substr(0, 104), '\0');
+    const std::string got = OpenUnderAddressSpaceLimit(zeros.path(), kLimit);
+    EXPECT_TRUE(absl::StrContains(got, "more than 64 MiB from a stream")) << got;
+  }
 }
 
 TEST(MalformedTest, RecordSizeZero) {
