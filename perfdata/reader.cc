@@ -98,24 +98,13 @@ absl::StatusOr<uint64_t> PayloadSize(const uint8_t* rec, const RecordHeader& h, 
   return PayloadSizeOf(rec, h.type);
 }
 
-// The most ReadInput holds: 4 GiB, or a quarter of RLIMIT_AS when that is
-// lower (the reader, the decoder and the dump need room next to the bytes).
-uint64_t StreamInputLimit() {
-  uint64_t limit = uint64_t{4} << 30;
-  struct rlimit as;
-  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
-    limit = std::min<uint64_t>(limit, as.rlim_cur / 4);
-  }
-  return limit;
-}
-
 // Reads fd to its end into *out, or (pipe mode, `pipe_mode`) until the first
 // record whose header is malformed: Init then reports it, and a stream of
 // junk after a pipe header ends at once instead of filling memory. *out
 // already holds the first bytes of the input.
 absl::Status ReadInput(int fd, bool pipe_mode, std::string* out) {
   uint64_t next = kPipeHeaderSize;  // pipe mode: the next record's offset
-  const uint64_t limit = StreamInputLimit();
+  const uint64_t limit = InMemoryLimit();
   char buf[1 << 16];
   for (;;) {
     while (pipe_mode && next <= out->size() && out->size() - next >= 8) {
@@ -208,6 +197,15 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline absl::Status WalkRecords(const uint8_t* data
 }
 
 }  // namespace
+
+uint64_t InMemoryLimit() {
+  uint64_t limit = uint64_t{4} << 30;
+  struct rlimit as;
+  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
+    limit = std::min<uint64_t>(limit, as.rlim_cur / 4);
+  }
+  return limit;
+}
 
 absl::StatusOr<std::unique_ptr<Reader>> Reader::Open(const std::string& path) {
   std::unique_ptr<Reader> r(new Reader());

@@ -81,6 +81,13 @@ struct ReadStats {
   std::map<uint32_t, uint64_t> unknown_types;  // type -> count, handed out as is
 };
 
+// The most perfring holds in memory of what it derives from a perf.data that
+// it cannot map: the bytes of a stream (Reader::Open of a pipe), the records
+// decompressed from COMPRESSED chunks and kept for sorting (time_order.h).
+// 4 GiB, or a quarter of the address-space limit (RLIMIT_AS, ulimit -v) when
+// that is lower: the reader, decoder and dump need room next to them.
+uint64_t InMemoryLimit();
+
 class Reader {
  public:
   // Opens `path`; "-" reads stdin.

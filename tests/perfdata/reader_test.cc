@@ -12,6 +12,7 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <functional>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -23,6 +24,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
+#include "perfdata/time_order.h"
 #include "tests/perfdata/file_images.h"
 #include "tests/perfdata/test_util.h"
 
@@ -322,21 +324,17 @@ TEST(MalformedTest, AnEndlessPipeOfZerosAfterAPipeHeaderStopsAtTheFirstBadRecord
   ExpectMalformedAt(OpenAndReadAll(zeros.path()), absl::StrFormat("offset 0x%x:", head.size()), "size 0 (< 8)");
 }
 
-// Runs Reader::Open(path) in a child process whose address space is limited
-// to `as_limit` bytes (RLIMIT_AS) and returns its status code and message, or
-// "child died: ..." when the child did not exit normally (a crash, an abort).
-std::string OpenUnderAddressSpaceLimit(const std::string& path, rlim_t as_limit) {
+// Runs `fn` in a child process whose address space is limited to `as_limit`
+// bytes (RLIMIT_AS) and returns what fn returned, or "child died: ..." when
+// the child did not exit normally (a crash, an abort).
+std::string RunUnderAddressSpaceLimit(rlim_t as_limit, const std::function<std::string()>& fn) {
   int fds[2];
   if (pipe(fds) != 0) return "pipe failed";
   const pid_t pid = fork();
   if (pid == 0) {
     close(fds[0]);
     const rlimit limit{as_limit, as_limit};
-    std::string result = "setrlimit failed";
-    if (setrlimit(RLIMIT_AS, &limit) == 0) {
-      absl::StatusOr<std::unique_ptr<Reader>> r = Reader::Open(path);
-      result = r.ok() ? "OK" : r.status().ToString();
-    }
+    const std::string result = setrlimit(RLIMIT_AS, &limit) == 0 ? fn() : "setrlimit failed";
     (void)!write(fds[1], result.data(), result.size());
     _exit(0);
   }
@@ -353,6 +351,12 @@ std::string OpenUnderAddressSpaceLimit(const std::string& path, rlim_t as_limit)
   return result;
 }
 
+std::string OpenUnderAddressSpaceLimit(const std::string& path, rlim_t as_limit) {
+  return RunUnderAddressSpaceLimit(as_limit, [&path] {
+    absl::StatusOr<std::unique_ptr<Reader>> r = Reader::Open(path);
+    return r.ok() ? std::string("OK") : r.status().ToString();
+  });
+}
 // A stream of well-formed records that never ends (pipe mode, so every
 // record is read), and a file-mode header followed by endless zeros (file
 // mode reads a stream to its end): both stop at the documented limit, a
@@ -375,6 +379,34 @@ TEST(MalformedTest, AnEndlessStreamStopsAtTheDocumentedLimit) {
     const std::string got = OpenUnderAddressSpaceLimit(zeros.path(), kLimit);
     EXPECT_TRUE(absl::StrContains(got, "more than 64 MiB from a stream")) << got;
   }
+}
+
+// A zstd bomb: 16 MiB of records compressed to a few KiB. Sorting them by
+// time holds every decompressed record; that stops at the documented limit
+// (a quarter of RLIMIT_AS here) with an error naming the chunk, instead of
+// growing with the expansion.
+TEST(MalformedTest, CompressedRecordsExpandingPastTheLimitAreRefusedWhenSorting) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "the sanitizers reserve terabytes of address space: RLIMIT_AS cannot apply";
+#endif
+  std::string image;
+  {
+    std::string records;
+    const std::string round = FinishedRound();
+    while (records.size() < (16u << 20)) records += round;
+    image = FileImage(TwoEvents(), CompressedChunks(records, 60000));
+  }
+  ASSERT_LT(image.size(), 64u << 10);
+  const std::string got = RunUnderAddressSpaceLimit(rlim_t{256} << 20, [&image] {
+    absl::StatusOr<std::unique_ptr<Reader>> r = Reader::FromBytes(image);
+    if (!r.ok()) return r.status().ToString();
+    absl::StatusOr<TimeOrderedRecords> sorted =
+        TimeOrderedRecords::Collect(**r, [](const RecordRef&) { return true; });
+    return sorted.ok() ? absl::StrCat("OK: ", sorted->records().size(), " records")
+                       : sorted.status().ToString();
+  });
+  EXPECT_TRUE(absl::StartsWith(got, "OUT_OF_RANGE: offset 0x")) << got;
+  EXPECT_TRUE(absl::StrContains(got, "expand to more than 64 MiB")) << got;
 }
 
 TEST(MalformedTest, RecordSizeZero) {
