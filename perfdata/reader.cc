@@ -196,6 +196,26 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline absl::Status WalkRecords(const uint8_t* data
   return absl::OkStatus();
 }
 
+// The bytes of the whole records at the start of [data, data + size): a
+// record (and its payload) that does not fit, or a header of size < 8 (never
+// written), ends them.
+uint64_t WholeRecordsSize(const uint8_t* data, uint64_t size) {
+  uint64_t pos = 0;
+  while (size - pos >= 8) {
+    const RecordHeader h = RecordHeader::At(data + pos);
+    if (h.size < 8 || h.size > size - pos) break;
+    uint64_t payload = 0;
+    if (h.type >= kFirstUserRecordType) {
+      const absl::StatusOr<uint64_t> p = PayloadSize(data + pos, h, pos);
+      if (!p.ok()) break;
+      payload = *p;
+    }
+    if (payload > size - pos - h.size) break;
+    pos += h.size + payload;
+  }
+  return pos;
+}
+
 }  // namespace
 
 uint64_t InMemoryLimit() {
@@ -306,7 +326,18 @@ absl::Status Reader::ParseFileHeader() {
                                                         header_.data.offset, header_.data.size, size_));
   }
   if (header_.data.size == 0) {
-    return Malformed(kHeaderDataOffset, "data size is 0: the recording was not finished properly");
+    // The recorder never finalized the header (killed, or the machine went
+    // down): its records run from data.offset to wherever writing stopped,
+    // and the feature table was never written. Keep every whole record, as
+    // perf does with such a file, and say so (cut_short()).
+    const uint64_t whole = WholeRecordsSize(data_ + header_.data.offset, size_ - header_.data.offset);
+    if (whole == 0) {
+      return Malformed(kHeaderDataOffset,
+                       "data size is 0: the recording was not finished properly, and no complete "
+                       "record follows the header");
+    }
+    header_.data.size = whole;
+    header_.cut_short = true;
   }
   header_.feature_table_offset = header_.data.offset + header_.data.size;
 
@@ -341,8 +372,9 @@ absl::Status Reader::ParseFileHeader() {
     attrs.push_back(std::move(e));
   }
 
-  // Features: the table at the end of the data, one section per set bit.
-  if (hsize == kFileHeaderSize) {
+  // Features: the table at the end of the data, one section per set bit
+  // (none in a file cut short: the table was to follow the data).
+  if (hsize == kFileHeaderSize && !header_.cut_short) {
     std::vector<int> bits;
     for (int i = 0; i < kFeatureBits; ++i) {
       const uint64_t word = LoadUnaligned<uint64_t>(data_ + kHeaderFeaturesOffset + 8 * (i / 64));

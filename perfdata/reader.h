@@ -55,6 +55,11 @@ struct FileHeader {
   uint64_t attr_size = 0;
   FileSection attrs, data;
   uint64_t feature_table_offset = 0;  // data.offset + data.size
+  // File mode: the header was never finalized (data size 0: the recorder was
+  // killed). `data` then holds the whole records from data.offset up to where
+  // writing stopped (a torn last record is left out), and there are no
+  // features.
+  bool cut_short = false;
 };
 
 // One record as the reader hands it out.

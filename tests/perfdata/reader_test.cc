@@ -409,6 +409,33 @@ TEST(MalformedTest, CompressedRecordsExpandingPastTheLimitAreRefusedWhenSorting)
   EXPECT_TRUE(absl::StrContains(got, "expand to more than 64 MiB")) << got;
 }
 
+// The header of a killed recording was never finalized (data size 0): the
+// records from data.offset to the end are read up to the last whole one (a
+// torn record at the end is left out), there are no features, and the
+// header says it was cut short. With nothing after the header it stays an
+// error.
+TEST(ReaderTest, AFileWhoseHeaderWasNeverFinalizedGivesItsWholeRecords) {
+  const std::string finished = FileImage(TwoEvents(), TwoEventData());
+  std::string image = finished;
+  Store<uint64_t>(reinterpret_cast<uint8_t*>(image.data()) + 48, 0);  // data.size
+  const std::string last = Sample(1, 0x3000, 30);
+  ASSERT_TRUE(absl::EndsWith(TwoEventData(), last));
+  for (size_t torn : {size_t{0}, size_t{3}, last.size() - 1}) {
+    const std::string cut = image.substr(0, image.size() - last.size() + torn);
+    absl::StatusOr<std::unique_ptr<Reader>> r = Reader::FromBytes(cut);
+    ASSERT_TRUE(r.ok()) << torn << ": " << r.status();
+    EXPECT_TRUE((*r)->header().cut_short);
+    absl::StatusOr<std::string> all = ReadAll(cut);
+    ASSERT_TRUE(all.ok()) << all.status();
+    const std::string data = TwoEventData();
+    EXPECT_EQ(*all, data.substr(0, data.size() - last.size())) << torn;
+  }
+  absl::StatusOr<std::string> all = ReadAll(image.substr(0, image.size() - TwoEventData().size()));
+  ASSERT_FALSE(all.ok());
+  EXPECT_TRUE(absl::StrContains(all.status().message(), "data size is 0")) << all.status();
+  EXPECT_FALSE(Reader::FromBytes(finished).value()->header().cut_short);
+}
+
 TEST(MalformedTest, RecordSizeZero) {
   const std::string data = Sample(1, 1, 1) + RecordBuilder(PERF_RECORD_SAMPLE, 0).U64(0).Finish();
   std::string image = FileImage(TwoEvents(), data);
