@@ -150,6 +150,7 @@ std::vector<Case> Cases() {
 TEST(MalformedDumpTest, EveryCaseIsOneLineNamingTheOffsetAndExitTwo) {
   const std::vector<Case> cases = Cases();
   ASSERT_GT(cases.size(), 40u);
+  RecordProperty("cases", static_cast<int>(cases.size()));
   for (const Case& c : cases) {
     const std::string path = TempPath("malformed.data");
     WriteFileOrDie(path, c.bytes);
