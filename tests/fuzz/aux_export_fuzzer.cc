@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 
 #include "aux/export.h"
@@ -20,6 +21,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   std::string pattern = std::string(tmp != nullptr ? tmp : "/tmp") + "/aux_export_fuzz_XXXXXX";
   if (mkdtemp(pattern.data()) == nullptr) abort();
   out_dir = new std::string(pattern);
+  atexit([] { std::filesystem::remove_all(*out_dir); });
   return 0;
 }
 

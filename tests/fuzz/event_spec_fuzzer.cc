@@ -34,6 +34,8 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   const char* tmp = getenv("TEST_TMPDIR");
   std::string pattern = std::string(tmp != nullptr ? tmp : "/tmp") + "/event_spec_fuzz_XXXXXX";
   const std::string root = mkdtemp(pattern.data());
+  static std::string* tree = new std::string(root);
+  atexit([] { std::filesystem::remove_all(*tree); });
   const std::string devices = "sys/bus/event_source/devices/";
   Write(root, "tracing/events/sched/sched_switch/id", "316\n");
   Write(root, "tracing/events/sched/sched_process_exec/id", "365\n");
