@@ -24,6 +24,16 @@ absl::StatusOr<uint64_t> RingbufConsumer::Consume(
     // before publishing producer_pos is visible below.
     const uint64_t prod = __atomic_load_n(region_.producer_pos, __ATOMIC_ACQUIRE);
     const uint64_t batch_start = cons;
+    // The kernel keeps both positions 8-aligned and never reserves more than
+    // the ring holds (__bpf_ringbuf_reserve: new_prod_pos - cons_pos <= mask),
+    // so the unconsumed span is at most one ring. Anything else is not a ring
+    // this consumer can walk (a corrupt page): walking it would take up to 2^61
+    // steps over the same bytes.
+    if (cons % 8 != 0 || (cons < prod && prod - cons > region_.size)) {
+      return absl::DataLossError(absl::StrFormat(
+          "BPF ring buffer positions cannot be a ring of %u bytes: consumer %u, producer %u",
+          region_.size, cons, prod));
+    }
     bool busy = false;
     while (cons < prod) {
       const uint32_t* header = reinterpret_cast<const uint32_t*>(region_.data + (cons & mask));

@@ -42,7 +42,9 @@ class RingbufConsumer {
   // ring is empty or the next record is still BUSY; returns how many. The
   // payload points into the ring and is valid only during the call (its
   // space is released after the batch). DataLoss when a header's length
-  // cannot be a record of this ring (nothing past it is read).
+  // cannot be a record of this ring (nothing past it is read), or when the
+  // positions cannot be (consumer_pos not 8-aligned, or producer_pos more
+  // than one ring ahead of it): the walk is bounded by one ring per batch.
   absl::StatusOr<uint64_t> Consume(absl::FunctionRef<void(absl::Span<const uint8_t>)> fn);
 
   // producer_pos - consumer_pos: bytes reserved and not yet consumed

@@ -51,6 +51,12 @@ absl::Status RunDump(const DumpOptions& options, FILE* out, FILE* err) {
     absl::FPrintF(err, "perfring dump: %s; tracepoint fields are shown as raw only\n",
                   r.tracing_data_status().message());
   }
+  if (r.header().cut_short) {
+    absl::FPrintF(err,
+                  "perfring dump: %s was cut short (its header was never finalized): read the "
+                  "complete records up to offset 0x%x of %u bytes\n",
+                  options.path, r.header().data.offset + r.header().data.size, r.input_size());
+  }
   if (options.header_only) return DumpHeader(r, out);
   if (options.format == DumpOptions::Format::kPerfJson) {
     PERFDATA_RETURN_IF_ERROR(WritePerfJson(r, out));

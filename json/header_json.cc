@@ -205,6 +205,7 @@ nlohmann::json HeaderJson(const perfdata::Reader& reader) {
     j["attrs"] = {{"offset", h.attrs.offset}, {"size", h.attrs.size}};
     j["data"] = {{"offset", h.data.offset}, {"size", h.data.size}};
     j["feat_offset"] = h.feature_table_offset;
+    if (h.cut_short) j["cut_short"] = true;  // the header was never finalized
   }
   j["events"] = nlohmann::json::array();
   for (size_t i = 0; i < reader.events().size(); ++i) {

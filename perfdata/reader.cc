@@ -2,12 +2,15 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <new>
 #include <vector>
 
 #include "absl/base/attributes.h"
@@ -101,6 +104,7 @@ absl::StatusOr<uint64_t> PayloadSize(const uint8_t* rec, const RecordHeader& h, 
 // already holds the first bytes of the input.
 absl::Status ReadInput(int fd, bool pipe_mode, std::string* out) {
   uint64_t next = kPipeHeaderSize;  // pipe mode: the next record's offset
+  const uint64_t limit = InMemoryLimit();
   char buf[1 << 16];
   for (;;) {
     while (pipe_mode && next <= out->size() && out->size() - next >= 8) {
@@ -116,7 +120,24 @@ absl::Status ReadInput(int fd, bool pipe_mode, std::string* out) {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return absl::Status(absl::ErrnoToStatusCode(errno), std::strerror(errno));
     if (n == 0) return absl::OkStatus();
-    out->append(buf, n);
+    if (out->size() + static_cast<uint64_t>(n) > limit) {
+      return absl::OutOfRangeError(absl::StrFormat(
+          "more than %u MiB from a stream, the most perfring reads into memory (4 GiB, or a "
+          "quarter of the address-space limit, ulimit -v); write it to a file and read that",
+          limit >> 20));
+    }
+    try {
+      // Grow by doubling, but never past the limit (the last doubling would
+      // otherwise ask for twice what the limit allows).
+      if (out->capacity() < out->size() + n) {
+        out->reserve(std::min<uint64_t>(
+            limit, std::max<uint64_t>(2 * out->capacity(), out->size() + n)));
+      }
+      out->append(buf, n);
+    } catch (const std::bad_alloc&) {
+      return absl::ResourceExhaustedError(
+          absl::StrFormat("out of memory after reading %u bytes", out->size()));
+    }
   }
 }
 
@@ -175,7 +196,36 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline absl::Status WalkRecords(const uint8_t* data
   return absl::OkStatus();
 }
 
+// The bytes of the whole records at the start of [data, data + size): a
+// record (and its payload) that does not fit, or a header of size < 8 (never
+// written), ends them.
+uint64_t WholeRecordsSize(const uint8_t* data, uint64_t size) {
+  uint64_t pos = 0;
+  while (size - pos >= 8) {
+    const RecordHeader h = RecordHeader::At(data + pos);
+    if (h.size < 8 || h.size > size - pos) break;
+    uint64_t payload = 0;
+    if (h.type >= kFirstUserRecordType) {
+      const absl::StatusOr<uint64_t> p = PayloadSize(data + pos, h, pos);
+      if (!p.ok()) break;
+      payload = *p;
+    }
+    if (payload > size - pos - h.size) break;
+    pos += h.size + payload;
+  }
+  return pos;
+}
+
 }  // namespace
+
+uint64_t InMemoryLimit() {
+  uint64_t limit = uint64_t{4} << 30;
+  struct rlimit as;
+  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
+    limit = std::min<uint64_t>(limit, as.rlim_cur / 4);
+  }
+  return limit;
+}
 
 absl::StatusOr<std::unique_ptr<Reader>> Reader::Open(const std::string& path) {
   std::unique_ptr<Reader> r(new Reader());
@@ -276,7 +326,18 @@ absl::Status Reader::ParseFileHeader() {
                                                         header_.data.offset, header_.data.size, size_));
   }
   if (header_.data.size == 0) {
-    return Malformed(kHeaderDataOffset, "data size is 0: the recording was not finished properly");
+    // The recorder never finalized the header (killed, or the machine went
+    // down): its records run from data.offset to wherever writing stopped,
+    // and the feature table was never written. Keep every whole record, as
+    // perf does with such a file, and say so (cut_short()).
+    const uint64_t whole = WholeRecordsSize(data_ + header_.data.offset, size_ - header_.data.offset);
+    if (whole == 0) {
+      return Malformed(kHeaderDataOffset,
+                       "data size is 0: the recording was not finished properly, and no complete "
+                       "record follows the header");
+    }
+    header_.data.size = whole;
+    header_.cut_short = true;
   }
   header_.feature_table_offset = header_.data.offset + header_.data.size;
 
@@ -311,8 +372,9 @@ absl::Status Reader::ParseFileHeader() {
     attrs.push_back(std::move(e));
   }
 
-  // Features: the table at the end of the data, one section per set bit.
-  if (hsize == kFileHeaderSize) {
+  // Features: the table at the end of the data, one section per set bit
+  // (none in a file cut short: the table was to follow the data).
+  if (hsize == kFileHeaderSize && !header_.cut_short) {
     std::vector<int> bits;
     for (int i = 0; i < kFeatureBits; ++i) {
       const uint64_t word = LoadUnaligned<uint64_t>(data_ + kHeaderFeaturesOffset + 8 * (i / 64));

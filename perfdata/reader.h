@@ -18,7 +18,10 @@
 // The magic and header size are checked first, before the input is mapped
 // (regular files) or read further (pipes, stdin: to its end, or in pipe mode
 // up to the first malformed record header), so input that is not perf.data
-// is refused at once. Every size, offset and count read from the input is
+// is refused at once. A stream is held in memory up to a limit: 4 GiB, or a
+// quarter of the address-space limit (RLIMIT_AS, ulimit -v) when that is
+// lower; past it Open fails with OutOfRange (a file of any size is mapped,
+// not read). Every size, offset and count read from the input is
 // checked in 64-bit arithmetic against what remains before it is used; one
 // claiming more than the input holds is an error, never an allocation. Not
 // thread-safe; the Reader owns the bytes RecordRefs point into.
@@ -52,6 +55,11 @@ struct FileHeader {
   uint64_t attr_size = 0;
   FileSection attrs, data;
   uint64_t feature_table_offset = 0;  // data.offset + data.size
+  // File mode: the header was never finalized (data size 0: the recorder was
+  // killed). `data` then holds the whole records from data.offset up to where
+  // writing stopped (a torn last record is left out), and there are no
+  // features.
+  bool cut_short = false;
 };
 
 // One record as the reader hands it out.
@@ -77,6 +85,13 @@ struct ReadStats {
   uint64_t compressed_chunks = 0;   // COMPRESSED/COMPRESSED2 records
   std::map<uint32_t, uint64_t> unknown_types;  // type -> count, handed out as is
 };
+
+// The most perfring holds in memory of what it derives from a perf.data that
+// it cannot map: the bytes of a stream (Reader::Open of a pipe), the records
+// decompressed from COMPRESSED chunks and kept for sorting (time_order.h).
+// 4 GiB, or a quarter of the address-space limit (RLIMIT_AS, ulimit -v) when
+// that is lower: the reader, decoder and dump need room next to them.
+uint64_t InMemoryLimit();
 
 class Reader {
  public:

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <utility>
 
+#include "absl/strings/str_format.h"
 #include "decode/event_table.h"
 #include "decode/record_type.h"
 #include "perfdata/format.h"
@@ -28,6 +29,10 @@ absl::StatusOr<TimeOrderedRecords> TimeOrderedRecords::Collect(
   uint64_t last_time = 0;
   size_t block_used = kArenaBlock;
   uint32_t position = 0;
+  // What the decompressed records cost here (their copies and entries): a few
+  // KiB of zstd can expand to gigabytes, so this is bounded, not the file.
+  const uint64_t limit = InMemoryLimit();
+  uint64_t decompressed_held = 0;
   absl::Status s = reader.ForEachRecord([&](const RecordRef& ref) -> absl::Status {
     const uint32_t here = position++;
     if (!keep(ref)) return absl::OkStatus();
@@ -38,6 +43,13 @@ absl::StatusOr<TimeOrderedRecords> TimeOrderedRecords::Collect(
     e.size = ref.size;
     e.seq = here;
     if (ref.decompressed) {
+      decompressed_held += AlignUp(ref.size, 8) + sizeof(Entry);
+      if (decompressed_held > limit) {
+        return absl::OutOfRangeError(absl::StrFormat(
+            "offset 0x%x: the COMPRESSED records expand to more than %u MiB, the most perfring "
+            "holds in memory to sort by time; dump them in file order (--sort file)",
+            ref.offset, limit >> 20));
+      }
       if (kArenaBlock - block_used < ref.size) {
         out.arena_.push_back(std::make_unique<uint8_t[]>(kArenaBlock));
         block_used = 0;

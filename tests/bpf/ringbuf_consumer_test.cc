@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -146,6 +148,38 @@ TEST(RingbufConsumerTest, ImpossibleLengthIsDataLoss) {
   ASSERT_FALSE(n.ok());
   EXPECT_EQ(n.status().code(), absl::StatusCode::kDataLoss);
   EXPECT_NE(n.status().message().find("length 1000"), absl::string_view::npos) << n.status();
+}
+
+// Positions no kernel publishes (found by bpf_ringbuf_fuzzer, the input in
+// testdata/): consumer_pos unaligned, producer_pos far more than one ring
+// ahead. The consumer refuses them at once instead of walking the ring over
+// and over for 2^34 steps.
+TEST(RingbufConsumerTest, PositionsMoreThanOneRingApartAreDataLoss) {
+  std::ifstream in("tests/bpf/testdata/fuzz_positions_far_apart.bin", std::ios::binary);
+  ASSERT_TRUE(in) << "missing testdata";
+  const std::vector<uint8_t> input((std::istreambuf_iterator<char>(in)),
+                                   std::istreambuf_iterator<char>());
+  // The fuzzer's layout: size byte, u64 consumer_pos, u64 producer_pos, data.
+  ASSERT_GE(input.size(), 17u);
+  const uint64_t size = uint64_t{1} << (3 + input[0] % 14);
+  uint64_t cons, prod;
+  std::memcpy(&cons, &input[1], 8);
+  std::memcpy(&prod, &input[9], 8);
+  std::vector<uint8_t> data(2 * size);
+  for (uint64_t i = 0; i < size && 17 + i < input.size(); ++i) data[i] = data[size + i] = input[17 + i];
+  RingbufRegion region{&cons, &prod, data.data(), size};
+  RingbufConsumer c(region);
+  absl::StatusOr<uint64_t> n = c.Consume([](absl::Span<const uint8_t>) {});
+  ASSERT_FALSE(n.ok());
+  EXPECT_EQ(n.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_NE(n.status().message().find("cannot be a ring"), absl::string_view::npos) << n.status();
+
+  // Aligned but more than one ring apart: refused too.
+  cons = 0;
+  prod = 2 * size;
+  RingbufConsumer c2(region);
+  EXPECT_EQ(c2.Consume([](absl::Span<const uint8_t>) {}).status().code(),
+            absl::StatusCode::kDataLoss);
 }
 
 }  // namespace

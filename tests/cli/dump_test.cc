@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -214,6 +215,28 @@ TEST(DumpTest, UnknownTypesAreReportedOnStderr) {
   std::string err;
   Dump(FileImage(TwoEvents(), RecordBuilder(99, 0).U64(7).Finish()), {}, &err);
   EXPECT_TRUE(absl::StrContains(err, "unknown type 99")) << err;
+}
+
+// A file whose recorder was killed: the header still says data size 0 and
+// the last record is torn. The dump has every whole record, says on stderr
+// that the file was cut short, and --header marks it.
+TEST(DumpTest, AFileCutShortGivesEveryWholeRecordAndSaysSo) {
+  std::string image = FileImage(TwoEvents(), TwoEventData());
+  const uint64_t zero = 0;
+  std::memcpy(image.data() + 48, &zero, 8);  // perf_file_header.data.size
+  image.resize(image.size() - 5);            // the last record torn
+  std::string err;
+  const std::vector<nlohmann::json> lines = Lines(Dump(image, DumpOptions(), &err));
+  const std::vector<nlohmann::json> whole = Lines(Dump(FileImage(TwoEvents(), TwoEventData()), DumpOptions()));
+  ASSERT_EQ(lines.size() + 1, whole.size());
+  for (size_t i = 0; i < lines.size(); ++i) EXPECT_EQ(lines[i], whole[i]) << i;
+  EXPECT_TRUE(absl::StrContains(err, "was cut short (its header was never finalized)")) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+
+  DumpOptions header;
+  header.header_only = true;
+  const nlohmann::json h = nlohmann::json::parse(Dump(image, header));
+  EXPECT_EQ(h["cut_short"], true) << h;
 }
 
 TEST(MalformedTest, TruncatedSampleBodyIsADecodeErrorNamingTheOffset) {

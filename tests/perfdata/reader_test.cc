@@ -5,12 +5,17 @@
 #include "perfdata/reader.h"
 
 #include <linux/perf_event.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zstd.h>
 
 #include <algorithm>
+#include <functional>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <thread>
 #include <string>
 #include <vector>
@@ -19,6 +24,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
+#include "perfdata/time_order.h"
 #include "tests/perfdata/file_images.h"
 #include "tests/perfdata/test_util.h"
 
@@ -270,19 +276,26 @@ TEST(MalformedTest, DevZeroIsRefusedAtTheHeader) {
 // forever; the reader must stop on its own.
 class EndlessPipe {
  public:
-  EndlessPipe(std::string head, char fill) {
+  EndlessPipe(std::string head, char fill) : EndlessPipe(std::move(head), std::string(1, fill)) {}
+  // After `head`, `pattern` repeated forever.
+  EndlessPipe(std::string head, const std::string& pattern) {
     signal(SIGPIPE, SIG_IGN);
     EXPECT_EQ(pipe(fds_), 0);
-    writer_ = std::thread([this, head = std::move(head), fill] {
-      std::string chunk = head;
+    fcntl(fds_[1], F_SETPIPE_SZ, 1 << 20);  // fewer, larger transfers
+    // Built here: the writer thread allocates nothing (a test may fork while
+    // it runs).
+    std::string fill;
+    while (fill.size() < (1 << 16)) fill += pattern;
+    writer_ = std::thread([this, head = std::move(head), fill = std::move(fill)] {
+      const std::string* chunk = &head;
       for (;;) {
-        for (size_t done = 0; done < chunk.size();) {
-          const ssize_t n = write(fds_[1], chunk.data() + done, chunk.size() - done);
+        for (size_t done = 0; done < chunk->size();) {
+          const ssize_t n = write(fds_[1], chunk->data() + done, chunk->size() - done);
           if (n < 0 && errno == EINTR) continue;
           if (n <= 0) return;  // EPIPE: the test closed the read end
           done += n;
         }
-        chunk.assign(1 << 16, fill);
+        chunk = &fill;
       }
     });
   }
@@ -309,6 +322,118 @@ TEST(MalformedTest, AnEndlessPipeOfZerosAfterAPipeHeaderStopsAtTheFirstBadRecord
   const std::string head = PipeImage(TwoEvents(), TwoEventData());
   EndlessPipe zeros(head, '\0');
   ExpectMalformedAt(OpenAndReadAll(zeros.path()), absl::StrFormat("offset 0x%x:", head.size()), "size 0 (< 8)");
+}
+
+// Runs `fn` in a child process whose address space is limited to `as_limit`
+// bytes (RLIMIT_AS) and returns what fn returned, or "child died: ..." when
+// the child did not exit normally (a crash, an abort).
+std::string RunUnderAddressSpaceLimit(rlim_t as_limit, const std::function<std::string()>& fn) {
+  int fds[2];
+  if (pipe(fds) != 0) return "pipe failed";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    const rlimit limit{as_limit, as_limit};
+    const std::string result = setrlimit(RLIMIT_AS, &limit) == 0 ? fn() : "setrlimit failed";
+    (void)!write(fds[1], result.data(), result.size());
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string result;
+  char buf[4096];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) result.append(buf, n);
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status)) {
+    return absl::StrCat("child died: ", WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "?");
+  }
+  return result;
+}
+
+std::string OpenUnderAddressSpaceLimit(const std::string& path, rlim_t as_limit) {
+  return RunUnderAddressSpaceLimit(as_limit, [&path] {
+    absl::StatusOr<std::unique_ptr<Reader>> r = Reader::Open(path);
+    return r.ok() ? std::string("OK") : r.status().ToString();
+  });
+}
+// A stream of well-formed records that never ends (pipe mode, so every
+// record is read), and a file-mode header followed by endless zeros (file
+// mode reads a stream to its end): both stop at the documented limit, a
+// quarter of RLIMIT_AS here, with an error naming it; neither grows until the
+// allocator fails.
+TEST(MalformedTest, AnEndlessStreamStopsAtTheDocumentedLimit) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "the sanitizers reserve terabytes of address space: RLIMIT_AS cannot apply";
+#endif
+  constexpr rlim_t kLimit = rlim_t{256} << 20;
+  {
+    EndlessPipe records(PipeImage(TwoEvents(), TwoEventData()), TwoEventData());
+    const std::string got = OpenUnderAddressSpaceLimit(records.path(), kLimit);
+    EXPECT_TRUE(absl::StartsWith(got, "OUT_OF_RANGE: cannot read")) << got;
+    EXPECT_TRUE(absl::StrContains(got, "more than 64 MiB from a stream")) << got;
+  }
+  {
+    const std::string file = FileImage(TwoEvents(), TwoEventData());
+    EndlessPipe zeros(file.substr(0, 104), '\0');
+    const std::string got = OpenUnderAddressSpaceLimit(zeros.path(), kLimit);
+    EXPECT_TRUE(absl::StrContains(got, "more than 64 MiB from a stream")) << got;
+  }
+}
+
+// A zstd bomb: 16 MiB of records compressed to a few KiB. Sorting them by
+// time holds every decompressed record; that stops at the documented limit
+// (a quarter of RLIMIT_AS here) with an error naming the chunk, instead of
+// growing with the expansion.
+TEST(MalformedTest, CompressedRecordsExpandingPastTheLimitAreRefusedWhenSorting) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "the sanitizers reserve terabytes of address space: RLIMIT_AS cannot apply";
+#endif
+  std::string image;
+  {
+    std::string records;
+    const std::string round = FinishedRound();
+    while (records.size() < (16u << 20)) records += round;
+    image = FileImage(TwoEvents(), CompressedChunks(records, 60000));
+  }
+  ASSERT_LT(image.size(), 64u << 10);
+  const std::string got = RunUnderAddressSpaceLimit(rlim_t{256} << 20, [&image] {
+    absl::StatusOr<std::unique_ptr<Reader>> r = Reader::FromBytes(image);
+    if (!r.ok()) return r.status().ToString();
+    absl::StatusOr<TimeOrderedRecords> sorted =
+        TimeOrderedRecords::Collect(**r, [](const RecordRef&) { return true; });
+    return sorted.ok() ? absl::StrCat("OK: ", sorted->records().size(), " records")
+                       : sorted.status().ToString();
+  });
+  EXPECT_TRUE(absl::StartsWith(got, "OUT_OF_RANGE: offset 0x")) << got;
+  EXPECT_TRUE(absl::StrContains(got, "expand to more than 64 MiB")) << got;
+}
+
+// The header of a killed recording was never finalized (data size 0): the
+// records from data.offset to the end are read up to the last whole one (a
+// torn record at the end is left out), there are no features, and the
+// header says it was cut short. With nothing after the header it stays an
+// error.
+TEST(ReaderTest, AFileWhoseHeaderWasNeverFinalizedGivesItsWholeRecords) {
+  const std::string finished = FileImage(TwoEvents(), TwoEventData());
+  std::string image = finished;
+  Store<uint64_t>(reinterpret_cast<uint8_t*>(image.data()) + 48, 0);  // data.size
+  const std::string last = Sample(1, 0x3000, 30);
+  ASSERT_TRUE(absl::EndsWith(TwoEventData(), last));
+  for (size_t torn : {size_t{0}, size_t{3}, last.size() - 1}) {
+    const std::string cut = image.substr(0, image.size() - last.size() + torn);
+    absl::StatusOr<std::unique_ptr<Reader>> r = Reader::FromBytes(cut);
+    ASSERT_TRUE(r.ok()) << torn << ": " << r.status();
+    EXPECT_TRUE((*r)->header().cut_short);
+    absl::StatusOr<std::string> all = ReadAll(cut);
+    ASSERT_TRUE(all.ok()) << all.status();
+    const std::string data = TwoEventData();
+    EXPECT_EQ(*all, data.substr(0, data.size() - last.size())) << torn;
+  }
+  absl::StatusOr<std::string> all = ReadAll(image.substr(0, image.size() - TwoEventData().size()));
+  ASSERT_FALSE(all.ok());
+  EXPECT_TRUE(absl::StrContains(all.status().message(), "data size is 0")) << all.status();
+  EXPECT_FALSE(Reader::FromBytes(finished).value()->header().cut_short);
 }
 
 TEST(MalformedTest, RecordSizeZero) {
