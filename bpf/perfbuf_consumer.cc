@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "decode/decoder.h"
+#include "decode/views.h"
 #include "sampler/cpu_list.h"
 
 namespace perfring::bpf {
@@ -120,18 +121,32 @@ std::unique_ptr<PerfbufConsumer> PerfbufConsumer::ForRegions(const std::vector<i
 
 bool PerfbufConsumer::Hand(const RecordView& rec,
                            absl::FunctionRef<void(const PerfbufRecord&)> fn) {
-  if (!DecodeRecord(rec.bytes, rec.size, format_, &decoded_).ok()) {
-    ++bad_records_;
-    return false;
-  }
-  if (const Sample* sample = decoded_.get<Sample>()) {
+  if (rec.header->type == PERF_RECORD_SAMPLE) {
+    // TIME, CPU and RAW's size sit at fixed offsets of BpfOutputAttr's
+    // samples (layout_); only the RAW bytes must fit in the record, as
+    // DecodeRecord would check.
+    const uint32_t raw_at = static_cast<uint32_t>(layout_.variable_begin) + 4;
+    if (rec.size < raw_at) {
+      ++bad_records_;
+      return false;
+    }
+    const uint32_t raw_size = LoadUnaligned<uint32_t>(rec.bytes + raw_at - 4);
+    if (raw_size > rec.size - raw_at) {
+      ++bad_records_;
+      return false;
+    }
     PerfbufRecord out;
-    out.cpu = static_cast<int>(sample->cpu);
-    out.time_ns = sample->time;
-    out.raw = sample->raw;
+    out.cpu = static_cast<int>(LoadUnaligned<uint32_t>(rec.bytes + layout_.cpu));
+    out.time_ns = LoadUnaligned<uint64_t>(rec.bytes + layout_.time);
+    out.raw = absl::MakeConstSpan(rec.bytes + raw_at, raw_size);
     ++stats_.samples;
     fn(out);
     return true;
+  }
+  // Other records (LOST, ...) are rare: decoded in full.
+  if (!DecodeRecord(rec.bytes, rec.size, format_, &decoded_).ok()) {
+    ++bad_records_;
+    return false;
   }
   if (const LostRecord* lost = decoded_.get<LostRecord>()) {
     ++stats_.lost_records;

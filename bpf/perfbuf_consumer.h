@@ -6,8 +6,9 @@
 // drop count in a PERF_RECORD_LOST.
 //
 // The events are opened by sampler/ (PerfEventFd), their rings mapped and read
-// by reader/ (MappedRing, RingReader: the same code as `record`), the records
-// decoded by decode/, and, when ordered, merged across CPUs by record's
+// by reader/ (MappedRing, RingReader: the same code as `record`), a sample's
+// TIME, CPU and RAW read at the offsets decode/'s SampleLayout gives (other
+// records decoded by decode/), and, when ordered, merged across CPUs by record's
 // time-ordered merge (TimeOrderedMerge, perf's FINISHED_ROUND rule). TIME is
 // CLOCK_MONOTONIC (attr.use_clockid), the clock of bpf_ktime_get_ns.
 //
@@ -126,8 +127,9 @@ class PerfbufConsumer {
   };
 
   explicit PerfbufConsumer(const PerfbufOptions& options);
-  // Decodes `rec`: a sample goes to `fn` (true), a LOST is counted; a record
-  // that does not decode is counted in bad_records_.
+  // A sample (TIME, CPU, RAW at layout_'s offsets) goes to `fn` (true); other
+  // records are decoded, a LOST counted; a record that does not decode (a
+  // RAW past the record's end) is counted in bad_records_.
   bool Hand(const RecordView& rec, absl::FunctionRef<void(const PerfbufRecord&)> fn);
 
   bool ordered_;

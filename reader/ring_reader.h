@@ -88,6 +88,9 @@ class RingReader {
   // Counts the garbage in [pos, head) as skipped; the caller moves the tail.
   void CountResync(uint64_t pos, uint64_t head);
 
+  // How far ahead of the record being read ReadBatch prefetches, in bytes.
+  static constexpr uint64_t kPrefetchAhead = 512;
+
   RingRegion region_;
   ReaderStats stats_;
   // The latest PeekRaw, so that Consume accepts only its end (and only while
@@ -112,6 +115,11 @@ size_t RingReader::ReadBatch(Fn&& fn) {
   size_t records = 0;
   if (PlausibleRange(tail, head)) {
     while (pos != head) {
+      // Each record's position comes from the previous one's header, so the
+      // cache misses on memory the kernel wrote on another CPU would come one
+      // after the other: ask for the lines a few records ahead meanwhile (a
+      // hint only: no access, whatever the position holds).
+      __builtin_prefetch(region_.data + ((pos + kPrefetchAhead) & (region_.data_size - 1)));
       const uint32_t size = ValidRecordSize(pos, head);
       if (size == 0) break;
       const RecordView view = ContiguousRecord(region_, pos, size, scratch_);

@@ -9,30 +9,56 @@ void TimeOrderedMerge::Push(uint64_t time, const RecordView& rec) {
   arena_.insert(arena_.end(), rec.bytes, rec.bytes + rec.size);
   // Record sizes are multiples of 8; pad anyway so every copy is 8-aligned.
   if (rec.size % 8 != 0) arena_.resize(arena_.size() + 8 - rec.size % 8);
-  heap_.push_back(Held{time, next_seq_++, offset, rec.size});
-  std::push_heap(heap_.begin(), heap_.end(), Later);
+  const size_t index = held_.size();
+  // A time below the last pushed one starts a new run; runs_.back() ends at
+  // index.
+  if (runs_.empty() || time < held_.back().time) {
+    runs_.push_back(Run{index, index + 1});
+  } else {
+    ++runs_.back().end;
+  }
+  held_.push_back(Held{time, offset, rec.size});
+  ++live_;
+  live_bytes_ += rec.size;
   max_time_ = std::max(max_time_, time);
   pushed_any_ = true;
 }
 
-void TimeOrderedMerge::CompactArena() {
-  if (heap_.empty()) {
+void TimeOrderedMerge::Compact() {
+  if (live_ == 0) {
+    held_.clear();
+    runs_.clear();
     arena_.clear();
     return;
   }
-  // Copying the held records costs their bytes; skip it while they are most
-  // of the arena, so each byte is moved O(1) times on average.
-  size_t held_bytes = 0;
-  for (const Held& held : heap_) held_bytes += held.size;
-  if (held_bytes * 2 > arena_.size()) return;
-  spare_arena_.clear();
-  for (Held& held : heap_) {
-    const size_t offset = spare_arena_.size();
-    spare_arena_.insert(spare_arena_.end(), arena_.begin() + held.offset,
-                        arena_.begin() + held.offset + held.size);
-    held.offset = offset;
+  const bool entries = live_ * 2 <= held_.size();
+  const bool bytes = live_bytes_ * 2 <= arena_.size();
+  if (!entries && !bytes) return;
+  if (bytes) spare_arena_.clear();
+  size_t out_run = 0;
+  size_t out = 0;
+  for (const Run& run : runs_) {
+    // Exhausted runs are dropped with the released entries (until then the
+    // last one may still be extended by Push).
+    if (entries && run.next == run.end) continue;
+    const size_t begin = out;
+    for (size_t i = run.next; i < run.end; ++i) {
+      Held held = held_[i];
+      if (bytes) {
+        const size_t offset = spare_arena_.size();
+        spare_arena_.insert(spare_arena_.end(), arena_.begin() + held.offset,
+                            arena_.begin() + held.offset + (held.size + 7) / 8 * 8);
+        held.offset = offset;
+      }
+      // out <= i: entries move only towards the front, in order.
+      held_[entries ? out : i] = held;
+      ++out;
+    }
+    runs_[out_run++] = entries ? Run{begin, out} : run;
   }
-  arena_.swap(spare_arena_);
+  runs_.resize(out_run);
+  if (entries) held_.resize(out);
+  if (bytes) arena_.swap(spare_arena_);
 }
 
 }  // namespace perfring

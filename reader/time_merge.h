@@ -1,7 +1,6 @@
 #ifndef PERFRING_READER_TIME_MERGE_H_
 #define PERFRING_READER_TIME_MERGE_H_
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -17,6 +16,14 @@ namespace perfring {
 // pushed up to the end of round N-1: each ring was drained past that time in
 // round N, so no later push can be older. Finish() releases the rest.
 // Records with equal times keep their arrival order.
+//
+// How: what a ring yields is nearly always in time order already, so the
+// records are kept in arrival order, cut into runs (maximal stretches whose
+// times do not decrease: about one per ring and round), and a release is a
+// k-way merge of the runs' fronts through a small heap of runs, with the
+// comparator inlined. The output is the same as a sort of every held record
+// by (time, arrival), whatever the input (a ring out of order, times of 0,
+// one ring or many): a run out of order only starts a new run.
 //
 // The merge copies what it holds into an arena that it reuses: in steady
 // state it allocates nothing per record beyond amortized vector growth.
@@ -36,50 +43,106 @@ class TimeOrderedMerge {
   size_t Finish(Fn&& fn);
 
   // Records held.
-  size_t pending() const { return heap_.size(); }
+  size_t pending() const { return live_; }
 
  private:
+  // A pushed record. Its index in held_ is its arrival order: held_ stays in
+  // arrival order (Compact keeps it), so indices break ties in time.
   struct Held {
     uint64_t time;
-    uint64_t seq;   // arrival order, breaks ties in time
     size_t offset;  // in arena_
     uint32_t size;
   };
-  // std heap functions keep the greatest element on top; "greater" puts the
-  // earliest (time, seq) there.
-  static bool Later(const Held& a, const Held& b) {
-    return a.time != b.time ? a.time > b.time : a.seq > b.seq;
+  // A run: held_[next, end) still held, times non-decreasing. Runs partition
+  // held_ in arrival order (entries before `next` were released); the last
+  // one ends at held_.size().
+  struct Run {
+    size_t next;
+    size_t end;
+  };
+
+  // Whether run a's front comes after run b's: the heap_ order, whose top is
+  // the earliest (time, arrival) front.
+  bool Later(uint32_t a, uint32_t b) const {
+    const size_t ia = runs_[a].next, ib = runs_[b].next;
+    const uint64_t ta = held_[ia].time, tb = held_[ib].time;
+    return ta != tb ? ta > tb : ia > ib;
   }
+  // Restores the heap order of the subtree of heap_[0, n) at i, whose
+  // children's subtrees are in heap order.
+  void SiftDown(size_t i, size_t n);
 
   // Releases held records with time <= limit, in order.
   template <typename Fn>
   size_t ReleaseUpTo(uint64_t limit, Fn&& fn);
-  // Moves the bytes of the records still held to the front of the arena.
-  void CompactArena();
+  // After a release: drops released entries, exhausted runs and, when they
+  // are most of the arena, released bytes, so each entry and byte is moved
+  // O(1) times on average.
+  void Compact();
 
-  std::vector<Held> heap_;
+  // How many records ahead of its front a run's bytes are prefetched.
+  static constexpr size_t kPrefetchAhead = 4;
+
+  std::vector<Held> held_;
+  std::vector<Run> runs_;
+  std::vector<uint32_t> heap_;  // runs whose front may be released, reused
   std::vector<uint8_t> arena_;
-  std::vector<uint8_t> spare_arena_;  // target of CompactArena, reused
-  uint64_t next_seq_ = 0;
+  std::vector<uint8_t> spare_arena_;  // target of Compact, reused
+  size_t live_ = 0;                   // records held
+  size_t live_bytes_ = 0;             // their bytes
   uint64_t max_time_ = 0;  // largest time pushed so far
   bool pushed_any_ = false;
   uint64_t release_limit_ = 0;  // max_time_ at the end of the last round
   bool have_release_limit_ = false;
 };
 
+inline void TimeOrderedMerge::SiftDown(size_t i, size_t n) {
+  const uint32_t top = heap_[i];
+  for (;;) {
+    size_t child = 2 * i + 1;
+    if (child >= n) break;
+    if (child + 1 < n && Later(heap_[child], heap_[child + 1])) ++child;
+    if (!Later(top, heap_[child])) break;
+    heap_[i] = heap_[child];
+    i = child;
+  }
+  heap_[i] = top;
+}
+
 template <typename Fn>
 size_t TimeOrderedMerge::ReleaseUpTo(uint64_t limit, Fn&& fn) {
-  size_t released = 0;
-  while (!heap_.empty() && heap_.front().time <= limit) {
-    std::pop_heap(heap_.begin(), heap_.end(), Later);
-    const Held& held = heap_.back();
-    const RecordView view =
-        MakeRecordView(arena_.data() + held.offset, held.size);
-    fn(view);
-    heap_.pop_back();
-    ++released;
+  heap_.clear();
+  for (size_t r = 0; r < runs_.size(); ++r) {
+    const Run& run = runs_[r];
+    if (run.next != run.end && held_[run.next].time <= limit) {
+      heap_.push_back(static_cast<uint32_t>(r));
+    }
   }
-  CompactArena();
+  size_t n = heap_.size();
+  if (n == 0) return 0;
+  for (size_t i = n / 2; i-- > 0;) SiftDown(i, n);  // heapify
+  size_t released = 0;
+  while (n != 0) {
+    Run& run = runs_[heap_[0]];
+    const Held& held = held_[run.next];
+    fn(MakeRecordView(arena_.data() + held.offset, held.size));
+    live_bytes_ -= held.size;
+    ++released;
+    ++run.next;
+    // The run's records a few ahead: its bytes are in arrival order in the
+    // arena, the runs interleave in the merged order.
+    if (run.next + kPrefetchAhead < run.end) {
+      __builtin_prefetch(arena_.data() + held_[run.next + kPrefetchAhead].offset);
+    }
+    if (run.next == run.end || held_[run.next].time > limit) {
+      // This run has nothing more to release: out of the heap.
+      heap_[0] = heap_[--n];
+      if (n == 0) break;
+    }
+    SiftDown(0, n);
+  }
+  live_ -= released;
+  Compact();
   return released;
 }
 

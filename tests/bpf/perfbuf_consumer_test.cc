@@ -137,5 +137,26 @@ TEST(PerfbufConsumerTest, NotABpfOutputSampleIsDataLoss) {
   EXPECT_EQ(n.status().code(), absl::StatusCode::kDataLoss) << n.status();
 }
 
+
+// A SAMPLE too short to hold TIME, CPU and RAW's size is DataLoss too, in
+// both modes (the sample's fields are read at fixed offsets: none past the
+// record).
+TEST(PerfbufConsumerTest, SampleShorterThanItsFixedFieldsIsDataLoss) {
+  for (bool ordered : {false, true}) {
+    EmulatedRing ring(4096);
+    EmulatedWriter writer(ring.region());
+    const uint8_t body[16] = {};  // TIME and CPU, no RAW size
+    ASSERT_TRUE(writer.Write(PERF_RECORD_SAMPLE, 0, absl::MakeConstSpan(body, sizeof body)));
+    std::unique_ptr<PerfbufConsumer> c = PerfbufConsumer::ForRegions({0}, {ring.region()}, Ordered(ordered));
+    uint64_t handed = 0;
+    auto fn = [&handed](const PerfbufRecord&) { ++handed; };
+    absl::StatusOr<uint64_t> n = c->Drain(fn);
+    if (n.ok()) n = c->Flush(fn);
+    EXPECT_EQ(n.status().code(), absl::StatusCode::kDataLoss) << "ordered " << ordered;
+    EXPECT_EQ(handed, 0u);
+    EXPECT_EQ(c->stats().samples, 0u);
+  }
+}
+
 }  // namespace
 }  // namespace perfring::bpf

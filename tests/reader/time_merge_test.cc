@@ -4,6 +4,7 @@
 
 #include <linux/perf_event.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -159,6 +160,107 @@ TEST(TimeOrderedMergeTest, MergesInterleavedRingsOverManyRounds) {
     ASSERT_LT(out.tags[i - 1], out.tags[i]) << i;
   }
   EXPECT_TRUE(out.aligned);
+}
+
+
+// The merge against its definition: each round releases, sorted by (time,
+// arrival), every held record with time <= the largest time pushed up to the
+// previous round. Rings out of order within themselves, equal times across
+// and within rings, times of 0, rings empty in some rounds, rounds with no
+// push, and records of several sizes (the arena compacts) all come out as the
+// definition says.
+TEST(TimeOrderedMergeTest, MatchesSortByTimeThenArrivalWhateverTheInput) {
+  struct Model {
+    uint64_t time, tag;
+    uint16_t size;
+  };
+  uint64_t state = 12345;
+  auto next_rand = [&state](uint64_t bound) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (state >> 33) % bound;
+  };
+  for (int trial = 0; trial < 40; ++trial) {
+    TimeOrderedMerge merge;
+    std::vector<Model> held;
+    std::vector<uint64_t> want, got;
+    std::vector<uint32_t> want_sizes, got_sizes;
+    uint64_t max_time = 0, limit = 0;
+    bool pushed = false, have_limit = false;
+    uint64_t tag = 0;
+    const int rings = 1 + static_cast<int>(next_rand(4));
+    std::vector<uint64_t> ring_time(rings, 0);
+    auto collect = [&](const RecordView& rec) {
+      got.push_back(TagOf(rec));
+      got_sizes.push_back(rec.size);
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(rec.bytes) % 8, 0u);
+    };
+    auto release = [&](uint64_t up_to) {
+      std::stable_sort(held.begin(), held.end(),
+                       [](const Model& a, const Model& b) { return a.time < b.time; });
+      size_t n = 0;
+      while (n < held.size() && held[n].time <= up_to) {
+        want.push_back(held[n].tag);
+        want_sizes.push_back(held[n].size);
+        ++n;
+      }
+      held.erase(held.begin(), held.begin() + n);
+      return n;
+    };
+    for (int round = 0; round < 60; ++round) {
+      for (int r = 0; r < rings; ++r) {
+        if (next_rand(4) == 0) continue;  // nothing from this ring this round
+        const uint64_t count = next_rand(30);
+        for (uint64_t i = 0; i < count; ++i) {
+          uint64_t time;
+          switch (next_rand(10)) {
+            case 0: time = 0; break;                                           // no TIME
+            case 1: time = ring_time[r] > 5 ? ring_time[r] - next_rand(5) : 0; break;  // late
+            default: time = ring_time[r] += next_rand(3);                       // ties
+          }
+          const uint16_t size = static_cast<uint16_t>(16 + 8 * next_rand(4));
+          merge.Push(time, TestRecord(tag, size).view());
+          held.push_back(Model{time, tag, size});
+          max_time = std::max(max_time, time);
+          pushed = true;
+          ++tag;
+        }
+      }
+      size_t expected = 0;
+      if (have_limit) expected = release(limit);
+      if (pushed) {
+        limit = max_time;
+        have_limit = true;
+      }
+      ASSERT_EQ(merge.EndRound(collect), expected) << "trial " << trial << " round " << round;
+      ASSERT_EQ(got, want) << "trial " << trial << " round " << round;
+      ASSERT_EQ(merge.pending(), held.size());
+    }
+    const size_t rest = release(UINT64_MAX);
+    EXPECT_EQ(merge.Finish(collect), rest);
+    EXPECT_EQ(got, want);
+    EXPECT_EQ(got_sizes, want_sizes);
+    EXPECT_EQ(merge.pending(), 0u);
+  }
+}
+
+// A ring whose every held record was released, then a push that continues its
+// order, then records older than it: each comes out in (time, arrival) order.
+TEST(TimeOrderedMergeTest, ReleasedRunContinuedThenOlderRecords) {
+  TimeOrderedMerge merge;
+  Released out;
+  Push(merge, 10, 1);
+  Push(merge, 20, 2);
+  Push(merge, 30, 3);
+  merge.EndRound(std::ref(out));  // limit 30
+  Push(merge, 40, 4);             // continues 10, 20, 30
+  EXPECT_EQ(merge.EndRound(std::ref(out)), 3u);  // 10, 20, 30; limit 40
+  Push(merge, 50, 5);   // continues the run whose front is 40
+  Push(merge, 40, 6);   // equal to a held time, pushed later
+  Push(merge, 35, 7);   // older than the held 40
+  EXPECT_EQ(merge.EndRound(std::ref(out)), 3u);
+  EXPECT_EQ(out.tags, (std::vector<uint64_t>{1, 2, 3, 7, 4, 6}));
+  EXPECT_EQ(merge.Finish(std::ref(out)), 1u);
+  EXPECT_EQ(out.tags.back(), 5u);
 }
 
 }  // namespace
