@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <fstream>
 #include <map>
 #include <set>
 #include <string>
@@ -272,6 +273,18 @@ class BusyProcess {
     absl::StatusOr<std::vector<pid_t>> tids = ThreadsOfProcess(pid_, SystemPaths{});
     return tids.ok() ? *tids : std::vector<pid_t>{};
   }
+  // Milliseconds the given threads (all: empty) have run on a CPU so far
+  // (/proc/PID/task/TID/schedstat's first field, in ns).
+  uint64_t CpuMs(std::vector<pid_t> tids = {}) const {
+    if (tids.empty()) tids = Threads();
+    uint64_t ns = 0;
+    for (pid_t tid : tids) {
+      std::ifstream in(absl::StrCat("/proc/", pid_, "/task/", tid, "/schedstat"));
+      uint64_t on_cpu = 0;
+      if (in >> on_cpu) ns += on_cpu;
+    }
+    return ns / 1'000'000;
+  }
 
  private:
   pid_t pid_;
@@ -286,7 +299,9 @@ TEST(RecordKernel, ExistingProcessByPid) {
   options.freq = 1000;
   options.duration_seconds = 0.5;
   MemorySink sink;
+  const uint64_t cpu_before = busy.CpuMs();
   RUN_OR_SKIP(summary, options, sink);
+  const uint64_t cpu_ms = busy.CpuMs() - cpu_before;
   std::set<uint32_t> tids;
   for (const StoredRecord* r : OfType(sink, PERF_RECORD_SAMPLE)) {
     std::optional<Sample> sample = DecodedAs<Sample>(*r);
@@ -294,7 +309,11 @@ TEST(RecordKernel, ExistingProcessByPid) {
         EXPECT_EQ(sample->pid, static_cast<uint32_t>(busy.pid()));
     tids.insert(sample->tid);
   }
-  EXPECT_GT(summary->total.samples, 100u);
+  // About one sample per ms the threads ran (1000 Hz of their own CPU
+  // time); how long that is depends on the machine's load, so the bound is
+  // on the time they got, with room for the capture's start and end.
+  EXPECT_GT(summary->total.samples, cpu_ms / 4) << cpu_ms << " ms on CPU";
+  EXPECT_GT(summary->total.samples, 10u);
   EXPECT_EQ(tids.size(), 2u);  // both threads sampled
   // The process ran before the capture: its COMM was synthesized for each thread.
   int comms = 0;
@@ -315,8 +334,12 @@ TEST(RecordKernel, OneThreadByTid) {
   options.freq = 1000;
   options.duration_seconds = 0.5;
   MemorySink sink;
+  const uint64_t cpu_before = busy.CpuMs({second});
   RUN_OR_SKIP(summary, options, sink);
-  EXPECT_GT(summary->total.samples, 100u);
+  const uint64_t cpu_ms = busy.CpuMs({second}) - cpu_before;
+  // As in ExistingProcessByPid: bounded by the CPU time the thread got.
+  EXPECT_GT(summary->total.samples, cpu_ms / 4) << cpu_ms << " ms on CPU";
+  EXPECT_GT(summary->total.samples, 10u);
   for (const StoredRecord* r : OfType(sink, PERF_RECORD_SAMPLE)) {
     std::optional<Sample> sample = DecodedAs<Sample>(*r);
     ASSERT_TRUE(sample.has_value());
