@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <climits>
 #include <cstring>
 
@@ -19,8 +20,10 @@
 namespace perfring::perfdata {
 namespace {
 
-// Records go to the file in writes of at least this much.
+// Records go to the file in writes of at least this much, or at the end of
+// the first round a second after the last write (kFlushInterval).
 constexpr size_t kBufferSize = 4 << 20;
+constexpr std::chrono::steady_clock::duration kFlushInterval = std::chrono::seconds(1);
 // A HEADER_ATTR record (u16 size) holds the attr and at most this many ids.
 constexpr size_t kMaxPipeIds = (0xffff - 8 - kWrittenAttrSize) / 8;
 
@@ -133,6 +136,7 @@ absl::Status Writer::Begin(const EventTable& events, const RecordingInfo& info) 
   PERFDATA_RETURN_IF_ERROR(CheckState(false));
   if (events.size() == 0) return absl::InvalidArgumentError("perf.data writer: no events");
   begun_ = true;
+  last_flush_ = std::chrono::steady_clock::now();
   events_ = events;
   info_ = info;
   if (info.compression_level > 0) {
@@ -268,6 +272,7 @@ absl::Status Writer::Flush(const uint8_t* extra, size_t extra_size) {
   }
   buffered_ = 0;
   buffered_records_ = 0;
+  last_flush_ = std::chrono::steady_clock::now();
   return absl::OkStatus();
 }
 
@@ -482,7 +487,10 @@ absl::Status Writer::WriteFinishedRound() {
   Store<uint32_t>(rec, kRecordFinishedRound);
   Store<uint16_t>(rec + 4, 0);
   Store<uint16_t>(rec + 6, 8);
-  return WriteRecord(rec, sizeof rec);
+  PERFDATA_RETURN_IF_ERROR(WriteRecord(rec, sizeof rec));
+  // At most one write a second: what a SIGKILL leaves is the capture up to here.
+  if (std::chrono::steady_clock::now() - last_flush_ >= kFlushInterval) return Flush();
+  return absl::OkStatus();
 }
 
 Writer::FeatureList Writer::CommonFeatures() const {

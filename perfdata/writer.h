@@ -11,7 +11,11 @@
 // known at the end, so pipe mode carries neither.
 //
 // The data section is the records handed in, byte for byte, buffered and
-// written in large writes (writev when a span does not fit the buffer). The
+// written in large writes (writev when a span does not fit the buffer), and
+// at the end of the first round (WriteFinishedRound) a second or more after
+// the last write, so that a recorder killed by SIGKILL leaves the capture up
+// to about a second before (the header keeps data.size 0: readers see a file
+// cut short). The
 // only look at a record is a header check and, for SAMPLE/MMAP/MMAP2/FORK/
 // COMM, the few fields the BUILD_ID and SAMPLE_TIME features need. AUX trace
 // goes in as AUXTRACE records, each followed by its trace (WriteAuxtrace); in
@@ -35,6 +39,7 @@
 
 #include <time.h>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -112,7 +117,8 @@ class Writer {
   // WriteRecords refuse AUXTRACE, whose trace they could not carry.
   absl::Status WriteAuxtrace(const uint8_t* bytes, uint32_t size,
                              absl::Span<const absl::Span<const uint8_t>> trace);
-  // Appends a FINISHED_ROUND record.
+  // Appends a FINISHED_ROUND record, then writes the buffer to the file when
+  // the last write was a second ago or more.
   absl::Status WriteFinishedRound();
 
   // Flushes the data and, in file mode, writes the feature sections and the
@@ -172,6 +178,8 @@ class Writer {
   std::vector<uint8_t> buffer_;
   size_t buffered_ = 0;
   uint64_t buffered_records_ = 0;
+  // Of the last write of the buffer (or of Begin); see WriteFinishedRound.
+  std::chrono::steady_clock::time_point last_flush_;
 
   DsoHits dso_hits_;
   uint64_t first_sample_time_ = 0, last_sample_time_ = 0;
