@@ -68,6 +68,7 @@ absl::StatusOr<StopSignals> StopSignals::Install(bool snapshot_requests) {
   action.sa_flags = SA_RESTART;
   sigaction(SIGINT, &action, &signals.old_int_);
   sigaction(SIGTERM, &action, &signals.old_term_);
+  sigaction(SIGHUP, &action, &signals.old_hup_);
   MakeSignalHarmless(SIGPIPE, &signals.old_pipe_);
   if (snapshot_requests) {
     signals.snapshot_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -89,6 +90,7 @@ StopSignals::StopSignals(StopSignals&& other) noexcept
       snapshot_fd_(std::exchange(other.snapshot_fd_, -1)),
       old_int_(other.old_int_),
       old_term_(other.old_term_),
+      old_hup_(other.old_hup_),
       old_pipe_(other.old_pipe_),
       old_usr2_(other.old_usr2_) {}
 
@@ -101,6 +103,7 @@ StopSignals::~StopSignals() {
   if (fd_ < 0) return;
   sigaction(SIGINT, &old_int_, nullptr);
   sigaction(SIGTERM, &old_term_, nullptr);
+  sigaction(SIGHUP, &old_hup_, nullptr);
   sigaction(SIGPIPE, &old_pipe_, nullptr);
   g_stop_fd = -1;
   close(fd_);

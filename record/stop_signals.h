@@ -1,4 +1,4 @@
-// SIGINT / SIGTERM as a readable fd, so the session's epoll wakes up and
+// SIGINT / SIGTERM / SIGHUP (a closed terminal) as a readable fd, so the session's epoll wakes up and
 // stops cleanly (disable, drain, flush, close) instead of dying mid-write;
 // with snapshot requests, SIGUSR2 as another fd that wakes it without
 // stopping it (AUX snapshot mode: perf's `kill -USR2`);
@@ -25,7 +25,7 @@ namespace perfring {
 // not null).
 void MakeSignalHarmless(int sig, struct sigaction* old);
 
-// Installs handlers for SIGINT and SIGTERM that write to an eventfd, and
+// Installs handlers for SIGINT, SIGTERM and SIGHUP that write to an eventfd, and
 // makes SIGPIPE harmless (MakeSignalHarmless); with `snapshot_requests`, a
 // SIGUSR2 handler that counts a request in a second eventfd (SIGUSR2 keeps
 // its default action otherwise). The destructor restores the previous
@@ -41,7 +41,7 @@ class StopSignals {
 
   int fd() const { return fd_; }  // readable once a stop signal arrived
   bool stopped() const;          // a stop signal arrived
-  // The first stop signal that arrived (SIGINT or SIGTERM), 0 if none.
+  // The first stop signal that arrived (SIGINT, SIGTERM or SIGHUP), 0 if none.
   int received() const;
   // Readable once a SIGUSR2 arrived since the last TakeSnapshotRequests; -1
   // without snapshot requests.
@@ -54,7 +54,7 @@ class StopSignals {
   StopSignals() = default;
   int fd_ = -1;
   int snapshot_fd_ = -1;
-  struct sigaction old_int_ {}, old_term_ {}, old_pipe_ {}, old_usr2_ {};
+  struct sigaction old_int_ {}, old_term_ {}, old_hup_ {}, old_pipe_ {}, old_usr2_ {};
 };
 
 }  // namespace perfring

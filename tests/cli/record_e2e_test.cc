@@ -2,8 +2,9 @@
 // hot function, read back by Debian's perf 6.1 (report, script, pipe mode)
 // and by `perfring dump`; the exit status and one-line errors of bad input;
 // and the contract with scripts (the command's exit status, its stdout in
-// pipe mode, Ctrl-C at any moment, --duration). Needs the real kernel (tag no-sandbox); skips when perf_event_open
-// or perf is not available.
+// pipe mode, Ctrl-C, SIGTERM and SIGHUP at any moment, --duration). Needs
+// the real kernel (tag no-sandbox); skips when perf_event_open or perf is not
+// available.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -986,10 +987,14 @@ TEST_F(RecordOptionsE2E, BadEventAndSampleOptionsAreOneLineAndExitStatus2) {
 using RecordContract = PerfringBinary;
 
 // Runs argv in a process group of its own (as a shell runs a job), sends
-// `sig` to the whole group after `delay` (SIGINT: as a terminal's Ctrl-C does),
-// and returns the status as a shell reports it (128+N for a death by signal N).
-int RunAndInterruptGroup(const std::vector<std::string>& argv, std::chrono::milliseconds delay,
-                         const std::string& err_path, int sig = SIGINT) {
+// `sig` to the whole group after `delay` (as a terminal's Ctrl-C or hangup
+// does, or `kill -TERM -PGID`), then, with `second_after`, a second SIGINT to
+// argv's process alone that long after the first (a second Ctrl-C while the
+// output is flushed), and returns the status as a shell reports it (128+N for
+// a death by signal N).
+int RunAndSignalGroup(const std::vector<std::string>& argv, std::chrono::microseconds delay, int sig,
+                      const std::string& err_path,
+                      std::optional<std::chrono::microseconds> second_after = std::nullopt) {
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -1007,9 +1012,19 @@ int RunAndInterruptGroup(const std::vector<std::string>& argv, std::chrono::mill
   setpgid(pid, pid);  // also here, so the group exists before the signal is sent
   std::this_thread::sleep_for(delay);
   kill(-pid, sig);
+  if (second_after) {
+    std::this_thread::sleep_for(*second_after);
+    kill(pid, SIGINT);
+  }
   int status = 0;
   waitpid(pid, &status, 0);
   return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+}
+
+// A Ctrl-C to the job after `delay`.
+int RunAndInterruptGroup(const std::vector<std::string>& argv, std::chrono::milliseconds delay,
+                         const std::string& err_path) {
+  return RunAndSignalGroup(argv, delay, SIGINT, err_path);
 }
 
 // perf.data's header: data section size (u64 at offset 48).
@@ -1059,9 +1074,9 @@ TEST_F(RecordContract, CtrlCWhileTheCommandRunsGives130AndAFinishedFile) {
 // capture up to the last write and says the file was cut short.
 TEST_F(RecordContract, SigkillLeavesTheCaptureUpToTheLastSecondReadable) {
   const std::string data = dir_ + "/perf.data";
-  const int status = RunAndInterruptGroup(
+  const int status = RunAndSignalGroup(
       {perfring_, "record", "-q", "-e", "cpu-clock", "-F", "1000", "-o", data, "--", hot_loop_, "10"},
-      std::chrono::milliseconds(2500), dir_ + "/err", SIGKILL);
+      std::chrono::milliseconds(2500), SIGKILL, dir_ + "/err");
   ASSERT_EQ(status, 128 + SIGKILL) << ReadFile(dir_ + "/err");
   EXPECT_EQ(DataSize(data), std::optional<uint64_t>(0)) << "the header was never finalized";
   Result dump = Shell(absl::StrCat(perfring_, " dump ", data));
@@ -1098,6 +1113,58 @@ TEST_F(RecordContract, EarlyCtrlCAlwaysGivesAFinishedFileOrNoneAnd130) {
     EXPECT_EQ(dump.status, 0) << "after " << delay.count() << " ms: " << dump.err;
   }
   EXPECT_GT(files, 0) << "no try got as far as writing the output";
+}
+
+// SIGINT, SIGTERM and SIGHUP (a closed terminal) to the job at 54 moments
+// from 1 ms to 300 ms after start (before the output is begun, while the
+// header and maps are written, mid-capture), and a second Ctrl-C 0-20 ms
+// after the first (during the final drain and flush): perfring exits 128+N as
+// the command died, and leaves either no output (stopped before it was begun)
+// or a finished perf.data that `perfring dump` and `perf report` read cleanly.
+// The file holds every sample the summary counted.
+TEST_F(RecordContract, StopSignalsAtAnyMomentLeaveAFinishedFile) {
+  const bool have_perf = Shell("perf version").status == 0;
+  struct Case {
+    std::chrono::microseconds delay;
+    int sig;
+    std::optional<std::chrono::microseconds> second_after;
+  };
+  std::vector<Case> cases;
+  const int signals[] = {SIGINT, SIGTERM, SIGHUP};
+  for (int i = 0; i < 54; ++i)
+    cases.push_back({std::chrono::microseconds(1000 + i * 299000 / 53), signals[i % 3], std::nullopt});
+  for (int us : {0, 200, 1000, 2000, 5000, 10000, 20000})
+    cases.push_back({std::chrono::milliseconds(200), SIGINT, std::chrono::microseconds(us)});
+  int files = 0, index = 0;
+  for (const Case& c : cases) {
+    const std::string data = absl::StrCat(dir_, "/stop", index++, ".data");
+    const std::string what =
+        absl::StrCat(strsignal(c.sig), " after ", c.delay.count(), " us",
+                     c.second_after ? absl::StrCat(", SIGINT ", c.second_after->count(), " us later") : "");
+    const int status = RunAndSignalGroup(
+        {perfring_, "record", "-e", "cpu-clock", "-F", "1000", "-o", data, "--", hot_loop_, "2"},
+        c.delay, c.sig, dir_ + "/err", c.second_after);
+    const std::string err = ReadFile(dir_ + "/err");
+    EXPECT_EQ(status, 128 + c.sig) << what << ": " << err;
+    struct stat st;
+    if (::stat(data.c_str(), &st) != 0) continue;  // stopped before the output was begun
+    ++files;
+    EXPECT_GT(DataSize(data).value_or(0), 0u) << what << ": unfinished file; " << err;
+    Result dump = Shell(absl::StrCat(perfring_, " dump ", data));
+    EXPECT_EQ(dump.status, 0) << what << ": " << dump.err;
+    const std::vector<absl::string_view> lines = absl::StrSplit(dump.out, '\n');
+    const int dumped = static_cast<int>(std::count_if(lines.begin(), lines.end(), [](absl::string_view line) {
+      return absl::StrContains(line, "\"SAMPLE\"");
+    }));
+    EXPECT_EQ(dumped, CapturedSamples(err)) << what << ": the file holds what the summary counted";
+    if (!have_perf) continue;
+    Result report = Shell(absl::StrCat("perf report --stdio -i ", data, " >/dev/null"));
+    EXPECT_EQ(report.status, 0) << what << ": " << report.err;
+    for (const char* word : {"corrupt", "Bad", "failed"})
+      EXPECT_FALSE(absl::StrContains(report.err, word)) << what << ": perf report says: " << report.err;
+  }
+  EXPECT_GT(files, 30) << "too few tries got as far as writing the output";
+  if (!have_perf) GTEST_SKIP() << "perf is not installed: files checked by perfring dump only";
 }
 
 TEST_F(RecordContract, PipeModeSendsTheCommandsStdoutToStderr) {

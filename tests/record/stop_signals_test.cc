@@ -1,4 +1,4 @@
-// StopSignals: SIGINT/SIGTERM stop the capture; with snapshot requests,
+// StopSignals: SIGINT/SIGTERM/SIGHUP stop the capture; with snapshot requests,
 // SIGUSR2 wakes the session (its fd becomes readable) without stopping it,
 // and each signal is one request. raise() delivers to this thread before it
 // returns, so each step sees its signal's effect.
@@ -37,6 +37,23 @@ TEST(StopSignalsTest, Usr2IsASnapshotRequestNotAStop) {
   EXPECT_TRUE(signals->stopped());
   EXPECT_EQ(signals->received(), SIGTERM);
   EXPECT_FALSE(Readable(signals->snapshot_fd()));  // a stop is not a snapshot request
+}
+
+// A closed terminal (SIGHUP) stops the capture as Ctrl-C does; the
+// destructor gives SIGHUP its previous action back.
+TEST(StopSignalsTest, HangupIsAStop) {
+  struct sigaction before {};
+  sigaction(SIGHUP, nullptr, &before);
+  {
+    absl::StatusOr<StopSignals> signals = StopSignals::Install();
+    ASSERT_TRUE(signals.ok()) << signals.status();
+    raise(SIGHUP);
+    EXPECT_TRUE(signals->stopped());
+    EXPECT_EQ(signals->received(), SIGHUP);
+  }
+  struct sigaction after {};
+  sigaction(SIGHUP, nullptr, &after);
+  EXPECT_EQ(after.sa_handler, before.sa_handler);
 }
 
 TEST(StopSignalsTest, WithoutSnapshotRequestsUsr2IsLeftAlone) {
