@@ -348,7 +348,7 @@ absl::Status Writer::WriteRecord(const uint8_t* bytes, uint32_t size) {
   PERFDATA_RETURN_IF_ERROR(Track(bytes, size));
   if (compressor_ && RecordHeader::At(bytes).type != kRecordFinishedRound) {
     // A batch never exceeds compression_batch (a record alone may).
-    if (staged_.size() + size > info_.compression_batch) PERFDATA_RETURN_IF_ERROR(CompressStaged());
+    if (staged_.size() + size > info_->compression_batch) PERFDATA_RETURN_IF_ERROR(CompressStaged());
     staged_.append(reinterpret_cast<const char*>(bytes), size);
     return absl::OkStatus();
   }
@@ -494,22 +494,22 @@ absl::Status Writer::WriteFinishedRound() {
 }
 
 Writer::FeatureList Writer::CommonFeatures() const {
-  const HostInfo& host = info_.host;
+  const HostInfo& host = info_->host;
   FeatureList f = {
       {kFeatHostname, EncodeString(host.hostname)},
       {kFeatOsRelease, EncodeString(host.os_release)},
-      {kFeatVersion, EncodeString(info_.version)},
+      {kFeatVersion, EncodeString(info_->version)},
       {kFeatArch, EncodeString(host.arch)},
   };
   // perf counts the present CPUs for both NRCPUS and CPU_TOPOLOGY, whose
   // per-CPU ids a reader reads by NRCPUS' count: the two must agree.
-  const SystemTopology& topo = info_.topology;
+  const SystemTopology& topo = info_->topology;
   const uint32_t avail = topo.cpu ? static_cast<uint32_t>(topo.cpu->cpus.size()) : host.nr_cpus_avail;
   f.emplace_back(kFeatNrCpus, EncodeNrCpus(avail, host.nr_cpus_online));
   if (!host.cpu_desc.empty()) f.emplace_back(kFeatCpuDesc, EncodeString(host.cpu_desc));
   if (!host.cpuid.empty()) f.emplace_back(kFeatCpuId, EncodeString(host.cpuid));
   f.emplace_back(kFeatTotalMem, EncodeU64(host.total_mem_kb));
-  f.emplace_back(kFeatCmdline, EncodeStringList(info_.cmdline));
+  f.emplace_back(kFeatCmdline, EncodeStringList(info_->cmdline));
   f.emplace_back(kFeatEventDesc, EncodeEventDesc(event_desc_));
   if (topo.cpu) f.emplace_back(kFeatCpuTopology, EncodeCpuTopology(*topo.cpu));
   if (topo.numa) f.emplace_back(kFeatNumaTopology, EncodeNumaTopology(*topo.numa));
@@ -525,8 +525,8 @@ Writer::FeatureList Writer::CommonFeatures() const {
     const uint32_t ratio =
         out == 0 ? 0 : static_cast<uint32_t>(static_cast<double>(compressor_->bytes_in()) / out + 0.5);
     std::string payload;
-    for (uint32_t v : {0u, 1u, static_cast<uint32_t>(info_.compression_level), ratio,
-                       info_.compression_mmap_len})
+    for (uint32_t v : {0u, 1u, static_cast<uint32_t>(info_->compression_level), ratio,
+                       info_->compression_mmap_len})
       Append<uint32_t>(&payload, v);
     f.emplace_back(kFeatCompressed, payload);
   }
@@ -548,13 +548,13 @@ Writer::FeatureList Writer::CommonFeatures() const {
 Writer::FeatureList Writer::FileFeatures() const {
   FeatureList f = CommonFeatures();
   f.emplace_back(kFeatSampleTime, EncodeSampleTime(first_sample_time_, last_sample_time_));
-  if (!info_.tracing_data.empty()) f.emplace_back(kFeatTracingData, info_.tracing_data);
+  if (!info_->tracing_data.empty()) f.emplace_back(kFeatTracingData, info_->tracing_data);
   std::vector<std::pair<uint64_t, uint64_t>> index;  // {offset, header.size}
   for (const auto& [offset, end] : auxtrace_index_) {
     if (end <= data_offset_ + data_size_) index.emplace_back(offset, 48);
   }
   if (!index.empty()) f.emplace_back(kFeatAuxtrace, EncodeAuxtraceIndex(index));
-  if (info_.build_ids) {
+  if (info_->build_ids) {
     std::vector<BuildIdEntry> ids = dso_hits_.HitBuildIds();
     if (!ids.empty()) f.emplace_back(kFeatBuildId, EncodeBuildIds(ids));
   }

@@ -170,7 +170,9 @@ class Writer {
   bool begun_ = false, finished_ = false;
 
   EventTable events_;
-  RecordingInfo info_;
+  // Set by Begin. Not a RecordingInfo from construction on: a default one
+  // collects the host facts and the sysfs topology, which Begin replaces.
+  std::optional<RecordingInfo> info_;
   std::vector<EventDescEntry> event_desc_;
   uint64_t attrs_offset_ = 0, data_offset_ = 0;
   uint64_t data_size_ = 0, records_ = 0;
