@@ -6,10 +6,8 @@
 // `perf buildid-list`), and as `perfring dump --header` shows them.
 // Skips when perf is not installed or the kernel refuses perf_event_open.
 #include <sys/stat.h>
-#include <sys/wait.h>
 
 #include <cstdlib>
-#include <fstream>
 #include <set>
 #include <string>
 #include <vector>
@@ -20,35 +18,17 @@
 #include "absl/strings/strip.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/perfdata/test_util.h"
 
 namespace perfring {
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string out, err;
-};
+using perfdata::test_util::CommandResult;
+using perfdata::test_util::RunCommand;
 
 std::string TmpDir() {
   const char* dir = std::getenv("TEST_TMPDIR");
   return dir != nullptr ? dir : "/tmp";
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-// Runs a shell command line; stdout and stderr are captured separately.
-Result Shell(const std::string& command) {
-  static int counter = 0;
-  const std::string base = absl::StrCat(TmpDir(), "/hdr", ++counter);
-  const int rc = std::system(absl::StrCat("(", command, ") >", base, ".out 2>", base, ".err").c_str());
-  Result r;
-  r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  r.out = ReadFile(base + ".out");
-  r.err = ReadFile(base + ".err");
-  return r;
 }
 
 std::string Runfile(const std::string& path) {
@@ -100,7 +80,7 @@ std::string BuildIdOf(const std::string& list, const std::string& dso) {
 class HeaderFeaturesTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (Shell("perf version").status != 0) GTEST_SKIP() << "perf is not installed";
+    if (RunCommand("perf version").exit_code != 0) GTEST_SKIP() << "perf is not installed";
     perfring_ = Runfile("cli/perfring");
     vdso_loop_ = Runfile("tests/cli/vdso_loop");
     dir_ = absl::StrCat(TmpDir(), "/", ::testing::UnitTest::GetInstance()->current_test_info()->name());
@@ -108,36 +88,36 @@ class HeaderFeaturesTest : public ::testing::Test {
     ours_ = dir_ + "/ours.data";
     theirs_ = dir_ + "/theirs.data";
     // System-wide, so that samples carry their CPU (perf adds it for -a).
-    const Result rec = Shell(absl::StrCat(perfring_, " record -a -o ", ours_, " -- ", vdso_loop_));
-    if (rec.status != 0 && (absl::StrContains(rec.err, "ermission") || absl::StrContains(rec.err, "paranoid")))
+    const CommandResult rec = RunCommand(absl::StrCat(perfring_, " record -a -o ", ours_, " -- ", vdso_loop_));
+    if (rec.exit_code != 0 && (absl::StrContains(rec.err, "ermission") || absl::StrContains(rec.err, "paranoid")))
       GTEST_SKIP() << "the kernel refuses perf_event_open: " << rec.err;
-    ASSERT_EQ(rec.status, 0) << rec.err;
-    const Result perf = Shell(absl::StrCat("perf record -N -a -o ", theirs_, " -- ", vdso_loop_));
-    if (perf.status != 0) GTEST_SKIP() << "perf record refused: " << perf.err;
+    ASSERT_EQ(rec.exit_code, 0) << rec.err;
+    const CommandResult perf = RunCommand(absl::StrCat("perf record -N -a -o ", theirs_, " -- ", vdso_loop_));
+    if (perf.exit_code != 0) GTEST_SKIP() << "perf record refused: " << perf.err;
   }
   std::string perfring_, vdso_loop_, dir_, ours_, theirs_;
 };
 
 TEST_F(HeaderFeaturesTest, PerfShowsTheSameTopologyForBothFiles) {
-  const Result ours = Shell("perf report --header-only -I -i " + ours_);
-  const Result theirs = Shell("perf report --header-only -I -i " + theirs_);
-  ASSERT_EQ(ours.status, 0) << ours.err;
+  const CommandResult ours = RunCommand("perf report --header-only -I -i " + ours_);
+  const CommandResult theirs = RunCommand("perf report --header-only -I -i " + theirs_);
+  ASSERT_EQ(ours.exit_code, 0) << ours.err;
   const std::vector<std::string> expected = TopologyLines(theirs.out);
   ASSERT_FALSE(expected.empty()) << theirs.out;
   EXPECT_EQ(TopologyLines(ours.out), expected) << ours.out;
   // perf's "info available" lines and the missing list agree on these features.
   for (const char* feature : {"CPU_TOPOLOGY", "NUMA_TOPOLOGY", "CACHE", "MEM_TOPOLOGY", "PMU_CAPS"}) {
     const std::string missing = absl::StrCat(" ", feature, " ");
-    EXPECT_EQ(absl::StrContains(Shell("perf report --header-only -i " + ours_).out, missing),
-              absl::StrContains(Shell("perf report --header-only -i " + theirs_).out, missing))
+    EXPECT_EQ(absl::StrContains(RunCommand("perf report --header-only -i " + ours_).out, missing),
+              absl::StrContains(RunCommand("perf report --header-only -i " + theirs_).out, missing))
         << feature;
   }
 }
 
 TEST_F(HeaderFeaturesTest, PerfReportSortsBySocketAsForItsOwnFile) {
-  const Result ours = Shell("perf report --stdio --sort socket -i " + ours_);
-  const Result theirs = Shell("perf report --stdio --sort socket -i " + theirs_);
-  ASSERT_EQ(ours.status, 0) << ours.err;
+  const CommandResult ours = RunCommand("perf report --stdio --sort socket -i " + ours_);
+  const CommandResult theirs = RunCommand("perf report --stdio --sort socket -i " + theirs_);
+  ASSERT_EQ(ours.exit_code, 0) << ours.err;
   const std::set<std::string> sockets = Rows(theirs.out);
   ASSERT_FALSE(sockets.empty()) << theirs.out;
   EXPECT_EQ(Rows(ours.out), sockets) << ours.out;
@@ -145,16 +125,16 @@ TEST_F(HeaderFeaturesTest, PerfReportSortsBySocketAsForItsOwnFile) {
 }
 
 TEST_F(HeaderFeaturesTest, TheVdsoIsListedWithPerfsBuildId) {
-  const std::string theirs = BuildIdOf(Shell("perf buildid-list -i " + theirs_).out, "[vdso]");
+  const std::string theirs = BuildIdOf(RunCommand("perf buildid-list -i " + theirs_).out, "[vdso]");
   if (theirs.empty()) GTEST_SKIP() << "perf's capture has no [vdso] entry (no sample there)";
-  EXPECT_EQ(BuildIdOf(Shell("perf buildid-list -i " + ours_).out, "[vdso]"), theirs);
+  EXPECT_EQ(BuildIdOf(RunCommand("perf buildid-list -i " + ours_).out, "[vdso]"), theirs);
 }
 
 TEST_F(HeaderFeaturesTest, DumpHeaderShowsWhatPerfShows) {
-  const Result dump = Shell(absl::StrCat(perfring_, " dump --header ", ours_));
-  ASSERT_EQ(dump.status, 0) << dump.err;
+  const CommandResult dump = RunCommand(absl::StrCat(perfring_, " dump --header ", ours_));
+  ASSERT_EQ(dump.exit_code, 0) << dump.err;
   const nlohmann::json f = nlohmann::json::parse(dump.out)["features"];
-  const std::string perf_header = Shell("perf report --header-only -I -i " + ours_).out;
+  const std::string perf_header = RunCommand("perf report --header-only -I -i " + ours_).out;
   ASSERT_TRUE(f.contains("cpu_topology")) << dump.out;
   for (const auto& s : f["cpu_topology"]["sibling_sockets"])
     EXPECT_TRUE(absl::StrContains(perf_header, "# sibling sockets : " + s.get<std::string>() + "\n"));
