@@ -12,6 +12,10 @@ packages=(
   libbenchmark-dev
   libzstd-dev          # perf.data COMPRESSED records
   libelf-dev           # build-ids
+  libdw-dev            # symbolize/: ELF symbols, DWARF unwinding and source lines (elfutils)
+  zlib1g-dev           # report/: gzip-compressed pprof
+  protobuf-compiler libprotobuf-dev  # report/: pprof's profile.proto
+  golang-go            # tests: go tool pprof reads perfring's pprof export
   linux-perf           # the peer: perf 6.1 reads our files, we read its files
   libipt-dev           # Intel PT packet encoder/decoder: the external decoder AUX hand-off is tested against
   libopencsd-dev       # CoreSight trace decoder (OpenCSD): the same for ETM streams
