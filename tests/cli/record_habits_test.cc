@@ -77,9 +77,9 @@ TEST_F(RecordHabits, ACommandAfterPidOrTidOnlyBoundsTheAttach) {
     const std::string theirs = absl::StrCat(dir_, "/attach", option, ".perf.data");
     const CommandResult r = RunCommand(absl::StrCat(
         hot_loop_, " 30 & P=$!; sleep 0.3; S=$(date +%s); ", perfring_, " record -q -F 1000 -o ", ours,
-        " ", option, " $P -- sh -c 'exit 3'; echo rc=$?; perf record -q -F 1000 -o ", theirs, " ",
-        option, " $P -- sh -c 'exit 3'; echo rc=$?; echo seconds=$(( $(date +%s) - S )); echo pid=$P; "
-        "kill $P"));
+        " ", option, " $P -- sh -c 'sleep 0.5; exit 3'; echo rc=$?; perf record -q -F 1000 -o ", theirs,
+        " ", option, " $P -- sh -c 'sleep 0.5; exit 3'; echo rc=$?; echo seconds=$(( $(date +%s) - S )); "
+        "echo pid=$P; kill $P"));
     EXPECT_THAT(r.out, HasSubstr("rc=3\nrc=3\n")) << option << ": " << r.err;
     int seconds = 99;
     const size_t at = r.out.find("seconds=");
@@ -89,6 +89,9 @@ TEST_F(RecordHabits, ACommandAfterPidOrTidOnlyBoundsTheAttach) {
     const std::string pid = r.out.substr(r.out.find("pid=") + 4, r.out.find('\n', r.out.find("pid=")) -
                                                                      r.out.find("pid=") - 4);
     // Only the attached process was sampled (not the command), as with perf.
+    // The command lasts 0.5 s: with an instant one, the capture can end
+    // before the attached process's first sample (perfring starts and
+    // finishes in milliseconds; perf takes a second).
     EXPECT_EQ(PerfScriptValues(theirs, "pid"), std::set<std::string>{pid}) << option;
     EXPECT_EQ(PerfScriptValues(ours, "pid"), std::set<std::string>{pid}) << option;
   }
