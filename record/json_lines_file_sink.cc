@@ -2,30 +2,40 @@
 
 #include <unistd.h>
 
-#include "perfdata/output_file.h"
+#include <cerrno>
+
+#include "absl/strings/str_cat.h"
 
 namespace perfring {
 
 JsonLinesFileSink::~JsonLinesFileSink() {
   json_.reset();  // flushes what it still holds
-  if (failed_ && fd_ >= 0) perfdata::TrimToWholeLines(fd_).IgnoreError();
-  if (fd_ > STDERR_FILENO) ::close(fd_);
+  if (failed_ && out_.fd >= 0) perfdata::TrimToWholeLines(out_.fd).IgnoreError();
+  if (out_.fd > STDERR_FILENO) ::close(out_.fd);
+  // A capture that failed elsewhere (End not called): its lines stay at the
+  // temporary name. A write failure said so in its error already.
+  if (json_begun_ && !committed_ && !failed_ && out_.kind == perfdata::OutputKind::kFile && notice_)
+    notice_(absl::StrCat("the JSON so far is kept in ", out_.temp_path, "; ", path_, " is untouched"));
 }
 
 absl::Status JsonLinesFileSink::Failed(absl::Status status) {
   failed_ = true;
-  if (fd_ >= 0 && perfdata::AtFileSizeLimit(fd_)) {
-    return perfdata::FileSizeLimitError(path_, "the records so far are kept, as whole lines");
+  const int err = json_ ? json_->write_errno() : 0;
+  if (out_.kind == perfdata::OutputKind::kFile && (err == EFBIG || err == ENOSPC || err == EDQUOT)) {
+    return perfdata::WriteError(path_, err,
+                                absl::StrCat("the records so far are kept, as whole lines, in ",
+                                             out_.temp_path, "; ", path_, " is untouched"));
   }
+  if (err == EFBIG) return perfdata::FileSizeLimitError(path_, "the records so far are kept, as whole lines");
   return status;
 }
 
 absl::Status JsonLinesFileSink::Begin(const EventTable& events) {
   absl::StatusOr<perfdata::OutputFile> out = perfdata::OpenOutputFile(path_);
   if (!out.ok()) return out.status();
-  fd_ = out->fd;
-  if (!out->kept_as.empty() && notice_) notice_(perfdata::KeptNotice(path_, out->kept_as));
-  json_ = std::make_unique<JsonLinesSink>(fd_);
+  out_ = *std::move(out);
+  json_begun_ = true;
+  json_ = std::make_unique<JsonLinesSink>(out_.fd);
   return json_->Begin(events);
 }
 
@@ -52,6 +62,10 @@ absl::Status JsonLinesFileSink::EndRound() {
 
 absl::Status JsonLinesFileSink::End(const CaptureSummary& summary) {
   if (absl::Status s = json_->End(summary); !s.ok()) return Failed(s);
+  absl::StatusOr<std::string> kept = perfdata::CommitOutputFile(out_);
+  if (!kept.ok()) return kept.status();
+  committed_ = true;
+  if (!kept->empty() && notice_) notice_(perfdata::KeptNotice(path_, *kept));
   return absl::OkStatus();
 }
 
