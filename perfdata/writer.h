@@ -144,6 +144,9 @@ class Writer {
   bool finished() const { return finished_; }
   // "PATH.old" when Finish kept a previous file there, else "".
   const std::string& kept_as() const { return kept_as_; }
+  // Where the file is written until Finish moves it to the path ("" for a
+  // stream); where a failed capture stays.
+  const std::string& temp_path() const { return output_.temp_path; }
   uint64_t data_size() const { return data_size_; }  // bytes of records written so far
   // With -z: bytes of records compressed so far, and of the COMPRESSED records they made.
   uint64_t compressed_from() const { return compressor_ ? compressor_->bytes_in() : 0; }
