@@ -24,7 +24,10 @@ struct Plan {
 // An error of the path itself is the user's to fix (exit 2); running out of
 // something is a runtime failure (exit 1).
 absl::Status PathError(absl::string_view what, const std::string& path, int err) {
-  const std::string message = absl::StrCat(what, " ", path, ": ", std::strerror(err));
+  std::string message = absl::StrCat(what, " ", path, ": ", std::strerror(err));
+  struct rlimit limit;
+  if ((err == EMFILE || err == ENFILE) && getrlimit(RLIMIT_NOFILE, &limit) == 0)
+    absl::StrAppend(&message, " (ulimit -n is ", limit.rlim_cur, ": raise it)");
   switch (err) {
     case ENOSPC:
     case EDQUOT:

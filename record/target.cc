@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <pwd.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -224,6 +225,19 @@ namespace {
 
 constexpr char kCommandWaitStatusUrl[] = "perfring/command-wait-status";
 
+// The pipes that hold the command before exec: out of descriptors is the
+// open-file limit's doing (ulimit -n), said with its value.
+absl::Status PipeError(int err) {
+  struct rlimit limit;
+  if ((err == EMFILE || err == ENFILE) && getrlimit(RLIMIT_NOFILE, &limit) == 0) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "cannot create the pipes that start the command: too many open files (ulimit -n is ",
+        limit.rlim_cur, ": raise it)"));
+  }
+  return absl::InternalError(absl::StrCat("cannot create the pipes that start the command: ",
+                                          std::strerror(err)));
+}
+
 // Whether execvp(program) can work, checked before anything is set up so a
 // mistyped command fails cleanly (exec's own errno is still reported by Start).
 absl::Status CheckRunnable(const std::string& program) {
@@ -285,12 +299,12 @@ absl::StatusOr<ForkedCommand> ForkedCommand::Fork(const std::vector<std::string>
   for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
   int go[2], exec_err[2];
-  if (pipe2(go, O_CLOEXEC) != 0) return absl::InternalError(absl::StrCat("pipe: ", std::strerror(errno)));
+  if (pipe2(go, O_CLOEXEC) != 0) return PipeError(errno);
   if (pipe2(exec_err, O_CLOEXEC) != 0) {
     const int err = errno;
     close(go[0]);
     close(go[1]);
-    return absl::InternalError(absl::StrCat("pipe: ", std::strerror(err)));
+    return PipeError(err);
   }
   // Signals are blocked across fork so that none reaches the child while it
   // still runs this process's handlers; it unblocks them once it has the
