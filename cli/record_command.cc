@@ -232,6 +232,9 @@ ArgParser MakeParser(RecordArgs* r) {
   p.Add({0, "strict-freq", A::kNone, "", "fail, rather than throttle, when -F is above the kernel's limit",
          [o](absl::string_view) { return SetFlag(&o->strict_freq); }});
   p.Add({'u', "uid", A::kRequired, "USER", "every process of this user (name or uid)", str(&o->uid)});
+  p.Add({0, "user", A::kRequired, "NAME",
+         "run the command as this user (root only); perfring keeps root to open the events",
+         str(&o->run_as_user)});
   p.Add({0, "per-thread", A::kNone, "", "events and a ring per thread (cpu -1) instead of per CPU",
          [o](absl::string_view) { return SetFlag(&o->per_thread); }});
   p.Add({'D', "delay", A::kRequired, "MS|-1|A-B,...",
