@@ -343,6 +343,21 @@ int ExitLikeCommand(int wait_status) {
   return 128 + sig;
 }
 
+// A failed capture's outputs stay at their temporary names, the previous
+// files untouched (perfdata/output_file.h); the error line says where, unless
+// it did already (a full disk).
+absl::Status WithAbandonedOutputs(const absl::Status& status, std::optional<PerfDataSink>& perfdata_sink,
+                                  std::optional<JsonLinesFileSink>& json_sink) {
+  std::string message(status.message());
+  for (const auto& [left, path] :
+       {std::pair<std::string, const char*>{perfdata_sink ? perfdata_sink->Abandon() : "", "the capture"},
+        std::pair<std::string, const char*>{json_sink ? json_sink->Abandon() : "", "the JSON"}}) {
+    if (left.empty() || absl::StrContains(message, left)) continue;
+    absl::StrAppend(&message, "; ", path, " so far is kept in ", left);
+  }
+  return absl::Status(status.code(), message);
+}
+
 }  // namespace
 
 int RecordCommand(const std::vector<std::string>& args, const std::vector<std::string>& argv) {
@@ -445,7 +460,7 @@ int RecordCommand(const std::vector<std::string>& args, const std::vector<std::s
       std::fprintf(stderr, "perfring record: %s\n", std::string(summary.status().message()).c_str());
       return ExitLikeCommand(*wait_status);
     }
-    return ReportError("record", summary.status());
+    return ReportError("record", WithAbandonedOutputs(summary.status(), perfdata_sink, json_sink));
   }
   if (!summary->command_error.empty()) {  // exec failed: the output holds only side-band
     std::fprintf(stderr, "perfring record: %s\n", summary->command_error.c_str());

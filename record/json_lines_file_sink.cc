@@ -9,17 +9,18 @@
 namespace perfring {
 
 JsonLinesFileSink::~JsonLinesFileSink() {
-  json_.reset();  // flushes what it still holds
-  if (failed_ && out_.fd >= 0) perfdata::TrimToWholeLines(out_.fd).IgnoreError();
+  Abandon();
   if (out_.fd > STDERR_FILENO) ::close(out_.fd);
-  // A capture that failed elsewhere (End not called): its lines stay at the
-  // temporary name. A write failure said so in its error already.
-  if (json_begun_ && !committed_ && !failed_ && out_.kind == perfdata::OutputKind::kFile && notice_)
-    notice_(absl::StrCat("the JSON so far is kept in ", out_.temp_path, "; ", path_, " is untouched"));
+}
+
+std::string JsonLinesFileSink::Abandon() {
+  if (!json_ || committed_) return std::string();
+  json_.reset();  // flushes what it still holds
+  if (out_.fd >= 0) perfdata::TrimToWholeLines(out_.fd).IgnoreError();
+  return out_.kind == perfdata::OutputKind::kFile ? out_.temp_path : std::string();
 }
 
 absl::Status JsonLinesFileSink::Failed(absl::Status status) {
-  failed_ = true;
   const int err = json_ ? json_->write_errno() : 0;
   if (out_.kind == perfdata::OutputKind::kFile && (err == EFBIG || err == ENOSPC || err == EDQUOT)) {
     return perfdata::WriteError(path_, err,
@@ -34,7 +35,6 @@ absl::Status JsonLinesFileSink::Begin(const EventTable& events) {
   absl::StatusOr<perfdata::OutputFile> out = perfdata::OpenOutputFile(path_);
   if (!out.ok()) return out.status();
   out_ = *std::move(out);
-  json_begun_ = true;
   json_ = std::make_unique<JsonLinesSink>(out_.fd);
   return json_->Begin(events);
 }

@@ -8,7 +8,7 @@
 // error line naming the path and where the lines so far are: the file is cut
 // after its last whole line, so every line in it parses, and left at its
 // temporary name, PATH untouched. So is the file of a capture that failed
-// otherwise (one notice line). The sink owns the file descriptor (closed by
+// otherwise (Abandon). The sink owns the file descriptor (closed by
 // the destructor, stdout excepted) and the JsonLinesSink over it. Not
 // thread-safe: the session's thread only.
 #ifndef PERFRING_RECORD_JSON_LINES_FILE_SINK_H_
@@ -40,6 +40,11 @@ class JsonLinesFileSink : public RecordSink {
   absl::Status EndRound() override;
   absl::Status End(const CaptureSummary& summary) override;  // flushes, moves into place
   uint64_t BytesWritten() const override { return json_ ? json_->BytesWritten() : 0; }
+  // The capture failed (End was not called): flushes, cuts the file after
+  // its last whole line and returns its temporary name, where it stays ("" for
+  // stdout, a stream or when nothing was begun). PATH is not touched.
+  // Idempotent.
+  std::string Abandon();
 
   // Records that did not decode (written as MALFORMED lines).
   uint64_t malformed_records() const { return json_ ? json_->malformed_records() : 0; }
@@ -54,10 +59,8 @@ class JsonLinesFileSink : public RecordSink {
   std::string path_;
   std::function<void(const std::string&)> notice_;
   perfdata::OutputFile out_;
-  bool json_begun_ = false;  // out_ was opened
   bool committed_ = false;  // End moved it into place
   std::unique_ptr<JsonLinesSink> json_;
-  bool failed_ = false;  // trim to whole lines once the sink is gone
 };
 
 }  // namespace perfring

@@ -57,14 +57,9 @@ std::string PerfTimestamp() {
 
 }  // namespace
 
-PerfDataSink::~PerfDataSink() {
-  // A failed capture (End not called): finished where it is, PATH untouched.
-  // A writer that failed itself (a full disk) said where in its error.
-  if (!writer_ || writer_->finished()) return;
-  const std::string left = writer_->Abandon();
-  if (!left.empty() && notice_)
-    notice_(absl::StrCat("the capture so far is kept in ", left, "; ", path_, " is untouched"));
-}
+PerfDataSink::~PerfDataSink() { Abandon(); }
+
+std::string PerfDataSink::Abandon() { return writer_ ? writer_->Abandon() : std::string(); }
 
 absl::Status PerfDataSink::Begin(const EventTable& events) {
   absl::StatusOr<std::string> tracing_data = TracingDataFor(events, system_);

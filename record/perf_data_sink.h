@@ -13,8 +13,8 @@
 // file-size limit (EFBIG) or a full disk is one error line and the file is
 // finished at its temporary name, so it stays readable and the previous PATH
 // stays as it was. The sink owns the writer and its file; the destructor
-// finishes a file that End did not (a failed capture) at its temporary name,
-// said in one notice line. Not thread-safe: the session's thread only.
+// abandons (Abandon) a file that End did not finish. Not thread-safe: the
+// session's thread only.
 #ifndef PERFRING_RECORD_PERF_DATA_SINK_H_
 #define PERFRING_RECORD_PERF_DATA_SINK_H_
 
@@ -56,6 +56,10 @@ class PerfDataSink : public RecordSink {
   // is kept as PATH.<timestamp> too, as perf does ("Dump NAME" notice).
   absl::Status End(const CaptureSummary& summary) override;
   void set_switch_output_at_end(bool on) { switch_output_at_end_ = on; }
+  // The capture failed (End was not called): finishes the file as far as it
+  // can at its temporary name and returns that name ("" for a stream or
+  // when nothing was begun). PATH is not touched. Idempotent.
+  std::string Abandon();
   uint64_t BytesWritten() const override { return writer_ ? writer_->data_size() : 0; }
   // -z: bytes of records compressed, and of the COMPRESSED records made.
   uint64_t compressed_from() const { return writer_ ? writer_->compressed_from() : 0; }
