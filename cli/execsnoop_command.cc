@@ -135,12 +135,23 @@ int ExecsnoopCommand(const std::vector<std::string>& args) {
   absl::StatusOr<StopSignals> signals = StopSignals::Install();
   if (!signals.ok()) return ReportError("execsnoop", signals.status());
   absl::StatusOr<bpf::ExecSnoopSummary> summary = bpf::RunExecSnoop(options, signals->fd());
-  // Both outputs are moved into place (perfdata/output_file.h) once complete.
+  // Both outputs are moved into place (perfdata/output_file.h) once
+  // complete; after a failed run they stay at their temporary names, said in
+  // the error line, and the previous files stay as they were.
+  if (json_file != nullptr && json_file != stdout && std::fclose(json_file) != 0 && summary.ok())
+    summary = absl::UnavailableError("cannot write " + *json);
+  if (!summary.ok()) {
+    std::string message(summary.status().message());
+    if (json_out.kind == perfdata::OutputKind::kFile && !json_out.temp_path.empty())
+      absl::StrAppend(&message, "; the JSON so far is kept in ", json_out.temp_path);
+    if (perf_data)
+      if (const std::string left = perf_data->Abandon(); !left.empty())
+        absl::StrAppend(&message, "; the capture so far is kept in ", left);
+    return ReportError("execsnoop", absl::Status(summary.status().code(), message));
+  }
   absl::Status finished = absl::OkStatus();
   if (json_file != nullptr && json_file != stdout) {
-    if (std::fclose(json_file) != 0) finished = absl::UnavailableError("cannot write " + *json);
-    absl::StatusOr<std::string> kept =
-        finished.ok() ? perfdata::CommitOutputFile(json_out) : absl::StatusOr<std::string>(finished);
+    absl::StatusOr<std::string> kept = perfdata::CommitOutputFile(json_out);
     if (!kept.ok()) finished = kept.status();
     else if (!kept->empty())
       std::fprintf(stderr, "perfring execsnoop: %s\n", perfdata::KeptNotice(*json, *kept).c_str());
@@ -152,7 +163,6 @@ int ExecsnoopCommand(const std::vector<std::string>& args) {
                    perfdata::KeptNotice(*output, perf_data->kept_as()).c_str());
     if (finished.ok()) finished = s;
   }
-  if (!summary.ok()) return ReportError("execsnoop", summary.status());
   if (!finished.ok()) return ReportError("execsnoop", finished);
   std::fprintf(stderr, "perfring execsnoop: %s\n", bpf::SummaryLine(*summary).c_str());
   return 0;
