@@ -5,7 +5,6 @@
 // is read back by `perfring dump` (and by perf 6.1 when installed), the
 // previous file kept as FILE.old; bad usage exits 2 with one line. Skips when
 // the kernel refuses bpf().
-#include <dirent.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -52,16 +51,8 @@ std::string ReadOrEmpty(const std::string& path) {
 // An output while execsnoop still writes it: at its temporary name beside
 // PATH, ".NAME.perfring-XXXXXX", until it is complete (perfdata/output_file.h).
 std::string ReadLive(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  const std::string dir = path.substr(0, slash);
-  const std::string prefix = "." + path.substr(slash + 1) + ".perfring-";
-  std::string text;
-  if (DIR* d = opendir(dir.c_str())) {
-    while (const dirent* e = readdir(d))
-      if (absl::StartsWith(e->d_name, prefix)) text = ReadOrEmpty(dir + "/" + e->d_name);
-    closedir(d);
-  }
-  return text;
+  const std::vector<std::string> live = perfring::perfdata::test_util::TemporaryOutputsOf(path);
+  return live.empty() ? std::string() : ReadOrEmpty(live[0]);
 }
 
 // perfring execsnoop ARGS in the background, stderr to a file.

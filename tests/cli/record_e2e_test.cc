@@ -5,7 +5,6 @@
 // pipe mode, Ctrl-C, SIGTERM and SIGHUP at any moment, --duration). Needs
 // the real kernel (tag no-sandbox); skips when perf_event_open or perf is not
 // available.
-#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -39,8 +38,11 @@
 #include "absl/strings/strip.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/ascii.h"
+#include "tests/perfdata/test_util.h"
 
 namespace {
+
+using ::perfring::perfdata::test_util::TemporaryOutputsOf;
 
 struct Result {
   int status = -1;
@@ -72,20 +74,6 @@ Result Shell(const std::string& command) {
   return r;
 }
 
-// The temporary files perfring writes an output PATH at until it is
-// complete (perfdata/output_file.h): PATH's directory, ".NAME.perfring-*".
-std::vector<std::string> TemporaryOutputsOf(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  const std::string dir = path.substr(0, slash);
-  const std::string prefix = "." + path.substr(slash + 1) + ".perfring-";
-  std::vector<std::string> out;
-  if (DIR* d = opendir(dir.c_str())) {
-    while (const dirent* e = readdir(d))
-      if (absl::StartsWith(e->d_name, prefix)) out.push_back(dir + "/" + e->d_name);
-    closedir(d);
-  }
-  return out;
-}
 
 std::string Runfile(const std::string& path) {
   const char* srcdir = std::getenv("TEST_SRCDIR");
