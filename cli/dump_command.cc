@@ -1,4 +1,5 @@
 // perfring dump: a perf.data file (perfring's or perf's) as JSON Lines.
+#include <stdio_ext.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -86,7 +87,8 @@ int DumpCommand(const std::vector<std::string>& args) {
     return ReportError("dump", absl::InternalError("cannot open " + output));
   }
   absl::Status status = RunDump(options, out, stderr);
-  int write_errno = 0;
+  // RunDump's own write failure: its errno, before anything else sets one.
+  int write_errno = !status.ok() && std::ferror(out) ? errno : 0;
   if (std::fflush(out) != 0) {
     write_errno = errno;
     if (status.ok()) status = absl::UnavailableError("cannot write " + output);
@@ -94,7 +96,10 @@ int DumpCommand(const std::vector<std::string>& args) {
   const bool at_limit = !status.ok() && perfdata::AtFileSizeLimit(fileno(out));
   if (at_limit) write_errno = EFBIG;
   const bool full = write_errno == EFBIG || write_errno == ENOSPC || write_errno == EDQUOT;
-  if (full) perfdata::TrimToWholeLines(fileno(out)).IgnoreError();
+  if (full) {
+    __fpurge(out);  // what never reached the file must not follow the trim
+    perfdata::TrimToWholeLines(fileno(out)).IgnoreError();
+  }
   if (out != stdout && std::fclose(out) != 0 && status.ok())
     status = absl::UnavailableError("cannot write " + output);
   if (full) {

@@ -609,9 +609,14 @@ absl::Status Writer::FinishAs(const std::string& name) {
 }
 
 std::string Writer::Abandon() {
-  if (!begun_ || committed_ || pipe_mode_) return std::string();
-  if (!finished_) Complete().IgnoreError();
-  return output_.temp_path;
+  if (committed_) return std::string();
+  if (!begun_) {  // nothing in it
+    DiscardOutputFile(output_);
+    committed_ = true;
+    return std::string();
+  }
+  if (!finished_) Complete().IgnoreError();  // a stream gets what is buffered
+  return pipe_mode_ ? std::string() : output_.temp_path;
 }
 
 std::string Writer::FeatureSections(uint64_t table_offset, const FeatureList& features) {

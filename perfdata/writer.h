@@ -136,8 +136,9 @@ class Writer {
   // touched. --switch-output's PATH.<timestamp>. File mode only.
   absl::Status FinishAs(const std::string& name);
   // A failed capture: finishes the file as far as it can (readable) but
-  // leaves it at its temporary name, which it returns ("" for a stream, a
-  // writer not begun, or one already finished). The path is not touched.
+  // leaves it at its temporary name, which it returns; the path is not
+  // touched. A stream gets what is buffered ("" returned); a writer never
+  // begun removes its empty file (""); after Finish, "".
   std::string Abandon();
 
   bool pipe_mode() const { return pipe_mode_; }

@@ -171,6 +171,8 @@ TEST_F(RecordFaults, ADiskFullIsOneLineExit1AndTheCaptureSoFarStaysReadable) {
     for (const char* word : {"not properly terminated", "corrupt", "Bad"})
       EXPECT_THAT(report.err, Not(HasSubstr(word)));
   }
+  const std::string cut = dir_ + "/cut.data";
+  ASSERT_EQ(RunCommand(absl::StrCat("cp ", left[0], " ", cut)).exit_code, 0);
   ASSERT_EQ(unlink(left[0].c_str()), 0);
 
   const std::string json = disk + "/out.jsonl";
@@ -187,6 +189,24 @@ TEST_F(RecordFaults, ADiskFullIsOneLineExit1AndTheCaptureSoFarStaysReadable) {
   ASSERT_GT(lines.size(), 1000u);
   EXPECT_EQ(lines.back(), '\n');
   for (absl::string_view line : absl::StrSplit(lines, '\n', absl::SkipEmpty()))
+    ASSERT_FALSE(nlohmann::json::parse(line, nullptr, false).is_discarded()) << line;
+  ASSERT_EQ(unlink(json_left[0].c_str()), 0);
+
+  // dump -o: the same, for its lines.
+  const std::string dumped = disk + "/dump.jsonl";
+  WriteFileOrDie(dumped, "the previous dump");
+  const CommandResult d = RunCommand(absl::StrCat(perfring_, " dump -o ", dumped, " ", cut));
+  EXPECT_EQ(d.exit_code, 1) << d.err;
+  EXPECT_EQ(Lines(d.err), 1) << d.err;
+  EXPECT_THAT(d.err, HasSubstr(absl::StrCat("cannot write ", dumped, ": No space left on device (ENOSPC); "
+                                            "the lines written so far are kept in ")));
+  EXPECT_EQ(ReadFileOrDie(dumped), "the previous dump");
+  const std::vector<std::string> dump_left = TemporaryOutputsOf(dumped);
+  ASSERT_EQ(dump_left.size(), 1u);
+  const std::string dump_lines = ReadFileOrDie(dump_left[0]);
+  ASSERT_GT(dump_lines.size(), 1000u);
+  EXPECT_EQ(dump_lines.back(), '\n');
+  for (absl::string_view line : absl::StrSplit(dump_lines, '\n', absl::SkipEmpty()))
     ASSERT_FALSE(nlohmann::json::parse(line, nullptr, false).is_discarded()) << line;
 }
 
