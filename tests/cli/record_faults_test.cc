@@ -516,6 +516,10 @@ TEST_F(RecordFaults, UserRunsTheCommandAsThatUserWhilePerfringKeepsRoot) {
 }
 
 TEST_F(RecordFaults, UserIsForRootAndAKnownUserOnly) {
+  // Not perf's -u/--uid (a filter on the user's processes), which stays.
+  const CommandResult help = RunCommand(absl::StrCat(perfring_, " record -h"));
+  EXPECT_THAT(help.out + help.err, HasSubstr("-u, --uid USER"));
+  EXPECT_THAT(help.out + help.err, HasSubstr("--user NAME"));
   const CommandResult bad = RunCommand(absl::StrCat(perfring_, " record -q --user no_such_user_here -- true"));
   EXPECT_EQ(bad.exit_code, 2) << bad.err;
   EXPECT_EQ(bad.err, "perfring record: --user no_such_user_here: no such user\n");
