@@ -217,6 +217,7 @@ absl::Status Writer::Begin(const EventTable& events, const RecordingInfo& info) 
     const int err = errno;
     if (err == EFBIG || err == ENOSPC || err == EDQUOT) {
       DiscardOutputFile(output_);
+      committed_ = true;  // nothing left to keep (Abandon)
       return error_ = WriteError(path_, err, "not even the file header fits; nothing was captured");
     }
     return s;

@@ -193,7 +193,7 @@ class Writer {
   std::string kept_as_;
   absl::Status error_;
   bool begun_ = false, finished_ = false;
-  bool committed_ = false;  // moved into place (Finish, FinishAs)
+  bool committed_ = false;  // moved into place (Finish, FinishAs), or removed
 
   EventTable events_;
   // Set by Begin. Not a RecordingInfo from construction on: a default one

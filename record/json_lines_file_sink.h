@@ -42,8 +42,8 @@ class JsonLinesFileSink : public RecordSink {
   uint64_t BytesWritten() const override { return json_ ? json_->BytesWritten() : 0; }
   // The capture failed (End was not called): flushes, cuts the file after
   // its last whole line and returns its temporary name, where it stays ("" for
-  // stdout, a stream or when nothing was begun). PATH is not touched.
-  // Idempotent.
+  // stdout, a stream or when nothing was begun). PATH is not touched. Later
+  // calls return "".
   std::string Abandon();
 
   // Records that did not decode (written as MALFORMED lines).

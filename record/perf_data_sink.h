@@ -58,7 +58,8 @@ class PerfDataSink : public RecordSink {
   void set_switch_output_at_end(bool on) { switch_output_at_end_ = on; }
   // The capture failed (End was not called): finishes the file as far as it
   // can at its temporary name and returns that name ("" for a stream or
-  // when nothing was begun). PATH is not touched. Idempotent.
+  // when nothing was begun). PATH is not touched. Later calls return the
+  // same.
   std::string Abandon();
   uint64_t BytesWritten() const override { return writer_ ? writer_->data_size() : 0; }
   // -z: bytes of records compressed, and of the COMPRESSED records made.

@@ -612,6 +612,10 @@ TEST(WriterFileTest, AFileSizeLimitBelowTheHeaderSaysNothingWasCaptured) {
   absl::Status s = WriteUnderLimit(path, {}, 0, 64, &records);
   ASSERT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
   EXPECT_TRUE(absl::StrContains(s.message(), "nothing was captured")) << s;
+  // Nothing is left behind, at the path or at a temporary name.
+  struct stat st;
+  EXPECT_NE(stat(path.c_str(), &st), 0);
+  EXPECT_TRUE(test_util::TemporaryOutputsOf(path).empty());
 }
 
 TEST(WriterFileTest, CreatesTheFileWithMode0600) {
