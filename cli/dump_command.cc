@@ -1,5 +1,6 @@
 // perfring dump: a perf.data file (perfring's or perf's) as JSON Lines.
 #include <stdio_ext.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -74,6 +75,26 @@ int DumpCommand(const std::vector<std::string>& args) {
     return 2;
   }
   if (positional.size() == 1) options.path = positional[0];
+  // No such file, but a capture never moved into place beside it (its
+  // recorder was killed, or it failed): say where it is.
+  struct stat st;
+  if (options.path != "-" && lstat(options.path.c_str(), &st) != 0 && errno == ENOENT) {
+    std::string newest;
+    struct timespec newest_time = {0, 0};
+    for (const std::string& left : perfdata::TemporaryFilesOf(options.path)) {
+      if (lstat(left.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+      if (newest.empty() || st.st_mtim.tv_sec > newest_time.tv_sec ||
+          (st.st_mtim.tv_sec == newest_time.tv_sec && st.st_mtim.tv_nsec > newest_time.tv_nsec)) {
+        newest = left;
+        newest_time = st.st_mtim;
+      }
+    }
+    if (!newest.empty()) {
+      return ReportError("dump", absl::NotFoundError(absl::StrCat(
+                                     "no ", options.path, "; a capture that was not finished is at ", newest,
+                                     " (its recorder was killed or failed): perfring dump ", newest)));
+    }
+  }
 
   // perfdata/output_file.h's rule: written at a temporary name, moved to OUT
   // when complete (a previous file kept as OUT.old); a directory or socket

@@ -1,16 +1,19 @@
 #include "perfdata/output_file.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <cstdlib>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
 namespace perfring::perfdata {
@@ -211,6 +214,23 @@ absl::Status CommitOutputFileAs(const OutputFile& out, const std::string& name) 
     return absl::FailedPreconditionError(absl::StrCat(out.path, " is not a file; it cannot be renamed"));
   }
   return MoveNoReplace(out.temp_path, name);
+}
+
+std::vector<std::string> TemporaryFilesOf(const std::string& path) {
+  const std::string prefix = TempPrefix(path);
+  const size_t slash = prefix.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : prefix.substr(0, slash);
+  const std::string name = slash == std::string::npos ? prefix : prefix.substr(slash + 1);
+  std::vector<std::string> out;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (const dirent* e = readdir(d)) {
+      if (absl::StartsWith(e->d_name, name))
+        out.push_back(slash == std::string::npos ? e->d_name : absl::StrCat(dir, "/", e->d_name));
+    }
+    closedir(d);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 void DiscardOutputFile(const OutputFile& out) {

@@ -41,6 +41,7 @@
 #define PERFRING_PERFDATA_OUTPUT_FILE_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -89,6 +90,10 @@ absl::Status CommitOutputFileAs(const OutputFile& out, const std::string& name);
 // kFile: removes the temporary file (an output not worth keeping). Nothing
 // for a stream or stdout.
 void DiscardOutputFile(const OutputFile& out);
+
+// The temporary files of `path` (".NAME.perfring-*" beside it): outputs not
+// moved into place, left by a recorder killed or a capture that failed.
+std::vector<std::string> TemporaryFilesOf(const std::string& path);
 
 // "No space left on device (ENOSPC)": strerror and the errno's name.
 std::string ErrnoText(int err);

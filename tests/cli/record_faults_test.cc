@@ -461,6 +461,25 @@ TEST_F(RecordFaults, PlantedSymlinksAreNeverFollowed) {
   }
 }
 
+// After a recorder was killed, `perfring dump FILE` (no such file yet) says
+// where the capture is, and that file reads up to the last write.
+TEST_F(RecordFaults, DumpOfAKilledCapturesPathSaysWhereItIs) {
+  const std::string data = dir_ + "/killed.data";
+  const CommandResult r = RunCommand(absl::StrCat(perfring_, " record -q -F 1000 -o ", data, " -- ", hot_loop_,
+                                                  " 10 & R=$!; sleep 2.5; kill -KILL $R; wait $R; echo rc=$?"));
+  EXPECT_THAT(r.out, HasSubstr(absl::StrCat("rc=", 128 + SIGKILL)));
+  const std::vector<std::string> left = TemporaryOutputsOf(data);
+  ASSERT_EQ(left.size(), 1u);
+  const CommandResult hint = RunCommand(absl::StrCat(perfring_, " dump ", data));
+  EXPECT_EQ(hint.exit_code, 2);
+  EXPECT_EQ(hint.err, absl::StrCat("perfring dump: no ", data, "; a capture that was not finished is at ", left[0],
+                                   " (its recorder was killed or failed): perfring dump ", left[0], "\n"));
+  const CommandResult dump = RunCommand(absl::StrCat(perfring_, " dump ", left[0]));
+  EXPECT_EQ(dump.exit_code, 0) << dump.err;
+  EXPECT_THAT(dump.err, HasSubstr("was cut short"));
+  EXPECT_GT(Count(dump.out, "SAMPLE").records, 0);
+}
+
 // A capture or dump that fails leaves the previous output as it was: refused
 // before it began (no such user, no such process, a bad event), failed on its
 // input (a malformed perf.data to dump), or cut by a full disk (above).
