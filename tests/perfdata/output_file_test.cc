@@ -193,6 +193,23 @@ TEST(OutputFileTest, CommitAsNeverReplacesAFile) {
   EXPECT_FALSE(Exists(out->temp_path));
 }
 
+TEST(OutputFileTest, TemporaryFilesOfFindsTheOutputsNotMovedIntoPlace) {
+  const std::string path = TempPath("unfinished.out");
+  EXPECT_TRUE(TemporaryFilesOf(path).empty());
+  absl::StatusOr<OutputFile> first = OpenOutputFile(path);
+  absl::StatusOr<OutputFile> second = OpenOutputFile(path);
+  ASSERT_TRUE(first.ok() && second.ok());
+  std::vector<std::string> expected = {first->temp_path, second->temp_path};
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(TemporaryFilesOf(path), expected);
+  close(first->fd);
+  close(second->fd);
+  DiscardOutputFile(*first);
+  EXPECT_EQ(TemporaryFilesOf(path), std::vector<std::string>{second->temp_path});
+  ASSERT_TRUE(CommitOutputFile(*second).ok());
+  EXPECT_TRUE(TemporaryFilesOf(path).empty());
+}
+
 TEST(OutputFileTest, WriteErrorNamesThePathAndTheErrno) {
   absl::Status s = WriteError("perf.data", ENOSPC, "the capture so far is kept");
   EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
