@@ -8,6 +8,7 @@
 // as it was; and `record --user NAME`. Tag no-sandbox; skips what this
 // machine cannot do (no perf_event_open, no tmpfs mount, no su) with the
 // reason.
+#include <dirent.h>
 #include <pwd.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -421,6 +422,33 @@ TEST_F(RecordFaults, OutputsAreCreatedMode0600AndMovedIntoPlace) {
     EXPECT_EQ(st.st_mode & 07777, 0600u) << path;
     EXPECT_TRUE(TemporaryOutputsOf(path).empty()) << path;
   }
+}
+
+// --switch-output: each file goes from its temporary name to
+// FILE.<timestamp>; FILE itself (a previous capture here) is never written.
+TEST_F(RecordFaults, SwitchOutputNeverTouchesThePath) {
+  const std::string sub = dir_ + "/switch";
+  ASSERT_EQ(mkdir(sub.c_str(), 0755), 0);
+  WriteFileOrDie(sub + "/s.data", "the previous capture");
+  const CommandResult r = RunCommand(absl::StrCat("cd ", sub, " && ", perfring_,
+                                                  " record -q -F 4000 --switch-output=8K -o s.data -- ", hot_loop_,
+                                                  " 0.5"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ReadFileOrDie(sub + "/s.data"), "the previous capture");
+  EXPECT_FALSE(Exists(sub + "/s.data.old"));
+  EXPECT_TRUE(TemporaryOutputsOf(sub + "/s.data").empty());
+  int rotated = 0;
+  if (DIR* d = opendir(sub.c_str())) {
+    while (const dirent* e = readdir(d)) {
+      const std::string name = e->d_name;
+      if (!absl::StartsWith(name, "s.data.") || name == "s.data.old") continue;
+      ++rotated;
+      const CommandResult dump = RunCommand(absl::StrCat(perfring_, " dump ", sub, "/", name, " >/dev/null"));
+      EXPECT_EQ(dump.exit_code, 0) << name << ": " << dump.err;
+    }
+    closedir(d);
+  }
+  EXPECT_GE(rotated, 2);
 }
 
 // A symbolic link planted at the output path is refused (exit 2, its target
