@@ -618,6 +618,17 @@ TEST(WriterFileTest, AFileSizeLimitBelowTheHeaderSaysNothingWasCaptured) {
   EXPECT_TRUE(test_util::TemporaryOutputsOf(path).empty());
 }
 
+TEST(WriterFileTest, AFullDeviceIsOneErrorNamingEnospc) {
+  // /dev/full: a character device (pipe mode) whose every write fails ENOSPC.
+  absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create("/dev/full");
+  ASSERT_TRUE(w.ok()) << w.status();
+  absl::Status s = (*w)->Begin(OneEvent(), RecordingInfo());
+  ASSERT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+  EXPECT_EQ(s.message(), "cannot write /dev/full: No space left on device (ENOSPC); not even the file header "
+                         "fits; nothing was captured");
+  EXPECT_EQ((*w)->Abandon(), "");
+}
+
 TEST(WriterFileTest, CreatesTheFileWithMode0600) {
   const std::string path = TempPath("mode.data");
   const mode_t old_mask = umask(0);
