@@ -2,8 +2,6 @@
 
 #include <unistd.h>
 
-#include <cerrno>
-
 #include "absl/strings/str_cat.h"
 
 namespace perfring {
@@ -22,13 +20,12 @@ std::string JsonLinesFileSink::Abandon() {
 
 absl::Status JsonLinesFileSink::Failed(absl::Status status) {
   const int err = json_ ? json_->write_errno() : 0;
-  if (out_.kind == perfdata::OutputKind::kFile && (err == EFBIG || err == ENOSPC || err == EDQUOT)) {
-    return perfdata::WriteError(path_, err,
-                                absl::StrCat("the records so far are kept, as whole lines, in ",
-                                             out_.temp_path, "; ", path_, " is untouched"));
-  }
-  if (err == EFBIG) return perfdata::FileSizeLimitError(path_, "the records so far are kept, as whole lines");
-  return status;
+  if (err == 0) return status;  // not a write failure
+  if (out_.kind != perfdata::OutputKind::kFile)
+    return perfdata::WriteError(path_ == "-" ? "stdout" : path_, err, "the lines before were written");
+  return perfdata::WriteError(path_, err,
+                              absl::StrCat("the records so far are kept, as whole lines, in ", out_.temp_path,
+                                           "; ", path_, " is untouched"));
 }
 
 absl::Status JsonLinesFileSink::Begin(const EventTable& events) {

@@ -53,7 +53,8 @@ class JsonLinesFileSink : public RecordSink {
   }
 
  private:
-  // The JSON sink's error, with EFBIG and ENOSPC as perfdata::WriteError.
+  // A write failure of the JSON sink as perfdata::WriteError (the path, the
+  // errno's name, where the lines are); other errors as they are.
   absl::Status Failed(absl::Status status);
 
   std::string path_;

@@ -211,6 +211,19 @@ TEST_F(RecordFaults, ADiskFullIsOneLineExit1AndTheCaptureSoFarStaysReadable) {
     ASSERT_FALSE(nlohmann::json::parse(line, nullptr, false).is_discarded()) << line;
 }
 
+// /dev/full (a character device: written directly, every write ENOSPC): one
+// line naming it and ENOSPC, exit 1, for each output.
+TEST_F(RecordFaults, AFullDeviceIsOneLineNamingEnospc) {
+  for (const std::string& args : {absl::StrCat("record -q -o /dev/full -- ", hot_loop_, " 0.1"),
+                                  absl::StrCat("record -q --json /dev/full -- ", hot_loop_, " 0.1"),
+                                  absl::StrCat("dump -o /dev/full ", dir_, "/probe.data")}) {
+    const CommandResult r = RunCommand(absl::StrCat(perfring_, " ", args));
+    EXPECT_EQ(r.exit_code, 1) << args << ": " << r.err;
+    EXPECT_EQ(Lines(r.err), 1) << args << ": " << r.err;
+    EXPECT_THAT(r.err, HasSubstr("cannot write /dev/full: No space left on device (ENOSPC); ")) << args;
+  }
+}
+
 // --- The target dies ---------------------------------------------------------
 
 // A command that crashes (a real SIGSEGV) or is killed: the capture ends with
