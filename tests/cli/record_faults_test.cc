@@ -10,6 +10,7 @@
 // reason.
 #include <dirent.h>
 #include <pwd.h>
+#include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -99,10 +100,13 @@ class RecordFaults : public ::testing::Test {
     if (!nobody_dir_.empty()) RunCommand("rm -rf " + nobody_dir_);
   }
 
-  // A 256 KiB tmpfs at DIR/full; "" (and the reason in *why) when mounting is refused.
+  // A 256 KiB tmpfs at DIR/full; "" (and the reason in *why) when mounting is
+  // refused. In a mount namespace of this test's own when it can have one, so
+  // that the mount never outlives the test.
   std::string SmallDisk(std::string* why) {
     const std::string at = dir_ + "/full";
     if (mkdir(at.c_str(), 0755) != 0) return "";
+    if (unshare(CLONE_NEWNS) == 0) mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr);
     if (mount("tmpfs", at.c_str(), "tmpfs", 0, "size=256k") != 0) {
       *why = absl::StrCat("mount -t tmpfs -o size=256k refused: ", std::strerror(errno));
       return "";
