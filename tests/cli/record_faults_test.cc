@@ -325,13 +325,17 @@ TEST_F(RecordFaults, ParanoidTwoRefusesWhatItMustInOneLineAndRecordsTheUsersOwnP
   if (std::atoi(paranoid.c_str()) < 2) GTEST_SKIP() << "perf_event_paranoid is " << paranoid;
   std::string why;
   if (NobodyDir(&why).empty()) GTEST_SKIP() << why;
-  for (const char* args : {"-a -- true", "-e cpu-clock:k -- true"}) {
+  const std::pair<const char*, const char*> refusals[] = {
+      {"-a -- true", "per-CPU events (-a, -C) need 0 or lower"},
+      {"-e cpu-clock:k -- true", "kernel samples need 1 or lower"}};
+  for (const auto& [args, needs] : refusals) {
     const CommandResult r = AsNobody(absl::StrCat("./perfring record -q -o refused.data ", args));
     if (absl::StrContains(r.err, "su: ")) GTEST_SKIP() << "su refused: " << r.err;
     EXPECT_EQ(r.exit_code, 1) << args << ": " << r.err;
     EXPECT_EQ(Lines(r.err), 1) << args << ": " << r.err;
-    for (const char* part : {"kernel.perf_event_paranoid is 2", "CAP_PERFMON", "/proc/sys/kernel/perf_event_paranoid", "':u'"})
+    for (const char* part : {"kernel.perf_event_paranoid is 2: ", "CAP_PERFMON", "/proc/sys/kernel/perf_event_paranoid"})
       EXPECT_THAT(r.err, HasSubstr(part)) << args;
+    EXPECT_THAT(r.err, HasSubstr(needs));
     EXPECT_FALSE(Exists(nobody_dir_ + "/refused.data"));
   }
   const CommandResult own = AsNobody("umask 022; ./perfring record -q -F 2000 -o own.data -- ./hot_loop 0.5");
