@@ -166,7 +166,7 @@ absl::StatusOr<OutputFile> OpenOutputFile(const std::string& path) {
   // fails on anything there, a symbolic link included, rather than follow it.
   std::string name = TempPrefix(path) + "XXXXXX";
   out.fd = mkostemp(name.data(), O_CLOEXEC);
-  if (out.fd < 0) return PathError("cannot create", absl::StrCat(path, " (as ", name, ")"), errno);
+  if (out.fd < 0) return PathError("cannot create", path, errno);  // the directory's doing
   out.temp_path = std::move(name);
   // The umask can only clear bits; make the mode exactly 0600 regardless.
   fchmod(out.fd, 0600);
