@@ -1,13 +1,9 @@
 #include "record/perf_data_sink.h"
 
-#include <fcntl.h>
-#include <stdio.h>
 #include <sys/time.h>
 
 #include <array>
-#include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <ctime>
 #include <thread>
 #include <cstdint>
