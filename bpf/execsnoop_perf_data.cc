@@ -47,7 +47,7 @@ ExecSnoopPerfData::ExecSnoopPerfData(std::unique_ptr<perfdata::Writer> writer)
     : writer_(std::move(writer)), format_(EventFormat::FromAttr(Attr())), layout_(format_) {}
 
 ExecSnoopPerfData::~ExecSnoopPerfData() {
-  if (writer_ && !writer_->finished()) writer_->Finish().IgnoreError();
+  if (writer_) writer_->Abandon();
 }
 
 absl::StatusOr<std::unique_ptr<ExecSnoopPerfData>> ExecSnoopPerfData::Create(

@@ -5,11 +5,12 @@
 // COMM_EXEC (so that perf names the process) and a PERF_RECORD_SAMPLE whose
 // RAW payload is the program's struct execsnoop_event as it arrived
 // (bpf/execsnoop_event.h); drops as PERF_RECORD_LOST records. Written by
-// perfdata::Writer under perfdata/output_file.h's rules (a previous regular
-// file is kept as FILE.old).
+// perfdata::Writer under perfdata/output_file.h's rules (written at a
+// temporary name, moved to FILE by Finish; a previous regular file is then
+// kept as FILE.old).
 //
-// Owns the writer; Finish once at the end (the destructor finishes an
-// unfinished file). Not thread-safe.
+// Owns the writer; Finish once at the end, or Abandon after a failed run
+// (the destructor abandons an unfinished file). Not thread-safe.
 #ifndef PERFRING_BPF_EXECSNOOP_PERF_DATA_H_
 #define PERFRING_BPF_EXECSNOOP_PERF_DATA_H_
 
@@ -35,7 +36,7 @@ class ExecSnoopPerfData {
       const std::string& path, const std::vector<std::string>& cmdline);
   ~ExecSnoopPerfData();
 
-  // "PATH.old" when a previous file was kept, else "".
+  // After Finish: "PATH.old" when a previous file was kept, else "".
   const std::string& kept_as() const { return writer_->kept_as(); }
 
   // One exec: `payload` is the struct execsnoop_event bytes.
@@ -43,6 +44,9 @@ class ExecSnoopPerfData {
   // `lost` events dropped, reported at `time_ns` (CLOCK_MONOTONIC).
   absl::Status Lost(uint64_t lost, uint64_t time_ns);
   absl::Status Finish();
+  // A failed run: the file finished at its temporary name, which is
+  // returned; PATH is not touched (perfdata::Writer::Abandon).
+  std::string Abandon() { return writer_->Abandon(); }
 
   // The attr of the file's one event.
   static perf_event_attr Attr();

@@ -1,10 +1,14 @@
 // perfring dump: a perf.data file (perfring's or perf's) as JSON Lines.
+#include <stdio_ext.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/dump.h"
@@ -71,27 +75,69 @@ int DumpCommand(const std::vector<std::string>& args) {
     return 2;
   }
   if (positional.size() == 1) options.path = positional[0];
+  // No such file, but a capture never moved into place beside it (its
+  // recorder was killed, or it failed): say where it is.
+  struct stat st;
+  if (options.path != "-" && lstat(options.path.c_str(), &st) != 0 && errno == ENOENT) {
+    std::string newest;
+    struct timespec newest_time = {0, 0};
+    for (const std::string& left : perfdata::TemporaryFilesOf(options.path)) {
+      if (lstat(left.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+      if (newest.empty() || st.st_mtim.tv_sec > newest_time.tv_sec ||
+          (st.st_mtim.tv_sec == newest_time.tv_sec && st.st_mtim.tv_nsec > newest_time.tv_nsec)) {
+        newest = left;
+        newest_time = st.st_mtim;
+      }
+    }
+    if (!newest.empty()) {
+      return ReportError("dump", absl::NotFoundError(absl::StrCat(
+                                     "no ", options.path, "; a capture that was not finished is at ", newest,
+                                     " (its recorder was killed or failed): perfring dump ", newest)));
+    }
+  }
 
-  // perfdata/output_file.h's rule: a previous file is kept as OUT.old, a
-  // directory or socket is refused.
+  // perfdata/output_file.h's rule: written at a temporary name, moved to OUT
+  // when complete (a previous file kept as OUT.old); a directory or socket
+  // is refused. A dump that fails leaves OUT as it was.
   absl::StatusOr<perfdata::OutputFile> file = perfdata::OpenOutputFile(output);
   if (!file.ok()) return ReportError("dump", file.status());
-  if (!file->kept_as.empty())
-    std::fprintf(stderr, "%s\n", perfdata::KeptNotice(output, file->kept_as).c_str());
   FILE* out = file->kind == perfdata::OutputKind::kStdout ? stdout : fdopen(file->fd, "w");
   if (out == nullptr) {
     ::close(file->fd);
+    perfdata::DiscardOutputFile(*file);
     return ReportError("dump", absl::InternalError("cannot open " + output));
   }
   absl::Status status = RunDump(options, out, stderr);
-  if (std::fflush(out) != 0 && status.ok()) status = absl::UnavailableError("cannot write " + output);
-  if (!status.ok() && perfdata::AtFileSizeLimit(fileno(out))) {
+  // RunDump's own write failure: its errno, before anything else sets one.
+  int write_errno = !status.ok() && std::ferror(out) ? errno : 0;
+  if (std::fflush(out) != 0) {
+    write_errno = errno;
+    if (status.ok()) status = absl::UnavailableError("cannot write " + output);
+  }
+  const bool at_limit = !status.ok() && perfdata::AtFileSizeLimit(fileno(out));
+  if (at_limit) write_errno = EFBIG;
+  const bool full = write_errno == EFBIG || write_errno == ENOSPC || write_errno == EDQUOT;
+  if (full) {
+    __fpurge(out);  // what never reached the file must not follow the trim
     perfdata::TrimToWholeLines(fileno(out)).IgnoreError();
-    status = perfdata::FileSizeLimitError(output == "-" ? "stdout" : output,
-                                          "the lines written so far are kept");
   }
   if (out != stdout && std::fclose(out) != 0 && status.ok())
     status = absl::UnavailableError("cannot write " + output);
+  if (full) {
+    // The lines so far stay, whole, at the temporary name.
+    const std::string where = file->kind == perfdata::OutputKind::kFile
+                                  ? absl::StrCat(" in ", file->temp_path, "; ", output, " is untouched")
+                                  : std::string();
+    status = perfdata::WriteError(output == "-" ? "stdout" : output, write_errno,
+                                  absl::StrCat("the lines written so far are kept", where));
+  } else if (!status.ok()) {
+    perfdata::DiscardOutputFile(*file);
+  } else {
+    absl::StatusOr<std::string> kept = perfdata::CommitOutputFile(*file);
+    if (!kept.ok()) status = kept.status();
+    else if (!kept->empty())
+      std::fprintf(stderr, "%s\n", perfdata::KeptNotice(output, *kept).c_str());
+  }
   if (!status.ok()) return ReportError("dump", status);
   return 0;
 }

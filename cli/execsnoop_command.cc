@@ -106,15 +106,14 @@ int ExecsnoopCommand(const std::vector<std::string>& args) {
   }
 
   FILE* json_file = nullptr;
+  perfdata::OutputFile json_out;
   if (json) {
     absl::StatusOr<perfdata::OutputFile> out = perfdata::OpenOutputFile(*json);
     if (!out.ok()) return ReportError("execsnoop", out.status());
-    if (!out->kept_as.empty()) {
-      std::fprintf(stderr, "perfring execsnoop: %s\n",
-                   perfdata::KeptNotice(*json, out->kept_as).c_str());
-    }
-    json_file = out->kind == perfdata::OutputKind::kStdout ? stdout : fdopen(out->fd, "w");
+    json_out = *std::move(out);
+    json_file = json_out.kind == perfdata::OutputKind::kStdout ? stdout : fdopen(json_out.fd, "w");
     if (json_file == nullptr) {
+      perfdata::DiscardOutputFile(json_out);
       return ReportError("execsnoop", absl::InternalError("fdopen of the JSON output failed"));
     }
   }
@@ -126,10 +125,6 @@ int ExecsnoopCommand(const std::vector<std::string>& args) {
         bpf::ExecSnoopPerfData::Create(*output, cmdline);
     if (!created.ok()) return ReportError("execsnoop", created.status());
     perf_data = std::move(*created);
-    if (!perf_data->kept_as().empty()) {
-      std::fprintf(stderr, "perfring execsnoop: %s\n",
-                   perfdata::KeptNotice(*output, perf_data->kept_as()).c_str());
-    }
   }
   options.json = json_file;
   options.perf_data = perf_data.get();
@@ -140,9 +135,34 @@ int ExecsnoopCommand(const std::vector<std::string>& args) {
   absl::StatusOr<StopSignals> signals = StopSignals::Install();
   if (!signals.ok()) return ReportError("execsnoop", signals.status());
   absl::StatusOr<bpf::ExecSnoopSummary> summary = bpf::RunExecSnoop(options, signals->fd());
-  if (json_file != nullptr && json_file != stdout) std::fclose(json_file);
-  absl::Status finished = perf_data ? perf_data->Finish() : absl::OkStatus();
-  if (!summary.ok()) return ReportError("execsnoop", summary.status());
+  // Both outputs are moved into place (perfdata/output_file.h) once
+  // complete; after a failed run they stay at their temporary names, said in
+  // the error line, and the previous files stay as they were.
+  if (json_file != nullptr && json_file != stdout && std::fclose(json_file) != 0 && summary.ok())
+    summary = absl::UnavailableError("cannot write " + *json);
+  if (!summary.ok()) {
+    std::string message(summary.status().message());
+    if (json_out.kind == perfdata::OutputKind::kFile && !json_out.temp_path.empty())
+      absl::StrAppend(&message, "; the JSON so far is kept in ", json_out.temp_path);
+    if (perf_data)
+      if (const std::string left = perf_data->Abandon(); !left.empty())
+        absl::StrAppend(&message, "; the capture so far is kept in ", left);
+    return ReportError("execsnoop", absl::Status(summary.status().code(), message));
+  }
+  absl::Status finished = absl::OkStatus();
+  if (json_file != nullptr && json_file != stdout) {
+    absl::StatusOr<std::string> kept = perfdata::CommitOutputFile(json_out);
+    if (!kept.ok()) finished = kept.status();
+    else if (!kept->empty())
+      std::fprintf(stderr, "perfring execsnoop: %s\n", perfdata::KeptNotice(*json, *kept).c_str());
+  }
+  if (perf_data) {
+    absl::Status s = perf_data->Finish();
+    if (s.ok() && !perf_data->kept_as().empty())
+      std::fprintf(stderr, "perfring execsnoop: %s\n",
+                   perfdata::KeptNotice(*output, perf_data->kept_as()).c_str());
+    if (finished.ok()) finished = s;
+  }
   if (!finished.ok()) return ReportError("execsnoop", finished);
   std::fprintf(stderr, "perfring execsnoop: %s\n", bpf::SummaryLine(*summary).c_str());
   return 0;

@@ -232,6 +232,9 @@ ArgParser MakeParser(RecordArgs* r) {
   p.Add({0, "strict-freq", A::kNone, "", "fail, rather than throttle, when -F is above the kernel's limit",
          [o](absl::string_view) { return SetFlag(&o->strict_freq); }});
   p.Add({'u', "uid", A::kRequired, "USER", "every process of this user (name or uid)", str(&o->uid)});
+  p.Add({0, "user", A::kRequired, "NAME",
+         "run the command as this user (root only); perfring keeps root to open the events",
+         str(&o->run_as_user)});
   p.Add({0, "per-thread", A::kNone, "", "events and a ring per thread (cpu -1) instead of per CPU",
          [o](absl::string_view) { return SetFlag(&o->per_thread); }});
   p.Add({'D', "delay", A::kRequired, "MS|-1|A-B,...",
@@ -340,6 +343,21 @@ int ExitLikeCommand(int wait_status) {
   return 128 + sig;
 }
 
+// A failed capture's outputs stay at their temporary names, the previous
+// files untouched (perfdata/output_file.h); the error line says where, unless
+// it did already (a full disk).
+absl::Status WithAbandonedOutputs(const absl::Status& status, std::optional<PerfDataSink>& perfdata_sink,
+                                  std::optional<JsonLinesFileSink>& json_sink) {
+  std::string message(status.message());
+  for (const auto& [left, path] :
+       {std::pair<std::string, const char*>{perfdata_sink ? perfdata_sink->Abandon() : "", "the capture"},
+        std::pair<std::string, const char*>{json_sink ? json_sink->Abandon() : "", "the JSON"}}) {
+    if (left.empty() || absl::StrContains(message, left)) continue;
+    absl::StrAppend(&message, "; ", path, " so far is kept in ", left);
+  }
+  return absl::Status(status.code(), message);
+}
+
 }  // namespace
 
 int RecordCommand(const std::vector<std::string>& args, const std::vector<std::string>& argv) {
@@ -442,7 +460,7 @@ int RecordCommand(const std::vector<std::string>& args, const std::vector<std::s
       std::fprintf(stderr, "perfring record: %s\n", std::string(summary.status().message()).c_str());
       return ExitLikeCommand(*wait_status);
     }
-    return ReportError("record", summary.status());
+    return ReportError("record", WithAbandonedOutputs(summary.status(), perfdata_sink, json_sink));
   }
   if (!summary->command_error.empty()) {  // exec failed: the output holds only side-band
     std::fprintf(stderr, "perfring record: %s\n", summary->command_error.c_str());

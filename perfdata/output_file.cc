@@ -1,14 +1,19 @@
 #include "perfdata/output_file.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <cstdlib>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
 namespace perfring::perfdata {
@@ -17,13 +22,15 @@ namespace {
 // What OpenOutputFile will do with a path.
 struct Plan {
   OutputKind kind = OutputKind::kFile;
-  bool keep_old = false;  // rename the existing regular file to PATH.old first
 };
 
 // An error of the path itself is the user's to fix (exit 2); running out of
 // something is a runtime failure (exit 1).
 absl::Status PathError(absl::string_view what, const std::string& path, int err) {
-  const std::string message = absl::StrCat(what, " ", path, ": ", std::strerror(err));
+  std::string message = absl::StrCat(what, " ", path, ": ", std::strerror(err));
+  struct rlimit limit;
+  if ((err == EMFILE || err == ENFILE) && getrlimit(RLIMIT_NOFILE, &limit) == 0)
+    absl::StrAppend(&message, " (ulimit -n is ", limit.rlim_cur, ": raise it)");
   switch (err) {
     case ENOSPC:
     case EDQUOT:
@@ -89,7 +96,8 @@ absl::StatusOr<Plan> Classify(const std::string& path) {
     return absl::InvalidArgumentError(absl::StrCat("output ", path, via, " is ", WhatItIs(st.st_mode),
                                                    "; give a file name (nothing was renamed)"));
   }
-  // A regular file: kept as PATH.old, which may replace only a regular file.
+  // A regular file: to be kept as PATH.old at the commit, which may replace
+  // only a regular file (checked again then).
   const std::string old = path + ".old";
   struct stat old_st;
   if (lstat(old.c_str(), &old_st) == 0 && !S_ISREG(old_st.st_mode)) {
@@ -98,8 +106,28 @@ absl::StatusOr<Plan> Classify(const std::string& path) {
         S_ISLNK(old_st.st_mode) ? "a symbolic link" : WhatItIs(old_st.st_mode),
         " (nothing was renamed)"));
   }
-  plan.keep_old = true;
   return plan;
+}
+
+// ".NAME.perfring-" in PATH's directory.
+std::string TempPrefix(absl::string_view path) {
+  const size_t slash = path.rfind('/');
+  const absl::string_view dir = slash == absl::string_view::npos ? "" : path.substr(0, slash + 1);
+  const absl::string_view name = slash == absl::string_view::npos ? path : path.substr(slash + 1);
+  return absl::StrCat(dir, ".", name, ".perfring-");
+}
+
+// Renames `from` to `to` unless something is at `to` (AlreadyExists then).
+// A file system without RENAME_NOREPLACE gets link + unlink, as atomic.
+absl::Status MoveNoReplace(const std::string& from, const std::string& to) {
+  int rc = renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE);
+  if (rc != 0 && (errno == EINVAL || errno == ENOSYS)) {
+    rc = link(from.c_str(), to.c_str());
+    if (rc == 0) unlink(from.c_str());
+  }
+  if (rc == 0) return absl::OkStatus();
+  return absl::Status(absl::ErrnoToStatusCode(errno),
+                      absl::StrCat("cannot rename ", from, " to ", to, ": ", std::strerror(errno)));
 }
 
 }  // namespace
@@ -111,32 +139,113 @@ absl::StatusOr<OutputFile> OpenOutputFile(const std::string& path) {
   if (!plan.ok()) return plan.status();
   OutputFile out;
   out.kind = plan->kind;
+  out.path = path;
   switch (plan->kind) {
     case OutputKind::kStdout:
       out.fd = STDOUT_FILENO;
       return out;
-    case OutputKind::kStream:
-      // No O_CREAT, no O_TRUNC: the FIFO or device stays what it is.
+    case OutputKind::kStream: {
+      // No O_CREAT, no O_TRUNC: the FIFO or device stays what it is. What was
+      // opened is checked, not what lstat saw: a regular file swapped in for
+      // the FIFO is not written over.
       out.fd = open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
       if (out.fd < 0) return PathError("cannot open", path, errno);
+      struct stat st;
+      if (fstat(out.fd, &st) != 0 || !(S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
+        close(out.fd);
+        return absl::InvalidArgumentError(
+            absl::StrCat("output ", path, " changed while it was opened; nothing was written"));
+      }
       return out;
+    }
     case OutputKind::kFile:
       break;
   }
-  if (plan->keep_old) {
-    out.kept_as = path + ".old";
-    if (rename(path.c_str(), out.kept_as.c_str()) != 0) {
-      return PathError(absl::StrCat("cannot keep the previous output as ", out.kept_as, ":"),
-                       path, errno);
-    }
-  }
-  // O_EXCL: whatever appeared at PATH meanwhile is not replaced. Read-write
-  // so that TrimToWholeLines can read back an output cut short.
-  out.fd = open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0600);
-  if (out.fd < 0) return PathError("cannot create", path, errno);
+  // A name no file has, in PATH's directory (so the commit is a rename):
+  // mkostemp creates it O_RDWR | O_CREAT | O_EXCL, mode 0600, and O_EXCL
+  // fails on anything there, a symbolic link included, rather than follow it.
+  std::string name = TempPrefix(path) + "XXXXXX";
+  out.fd = mkostemp(name.data(), O_CLOEXEC);
+  if (out.fd < 0) return PathError("cannot create", path, errno);  // the directory's doing
+  out.temp_path = std::move(name);
   // The umask can only clear bits; make the mode exactly 0600 regardless.
   fchmod(out.fd, 0600);
   return out;
+}
+
+absl::StatusOr<std::string> CommitOutputFile(const OutputFile& out) {
+  if (out.kind != OutputKind::kFile) return std::string();
+  const std::string& path = out.path;
+  const std::string still = absl::StrCat(" (the output is kept in ", out.temp_path, ")");
+  std::string kept_as;
+  struct stat st;
+  if (lstat(path.c_str(), &st) == 0) {
+    if (!S_ISREG(st.st_mode)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "output ", path, " became ", S_ISLNK(st.st_mode) ? "a symbolic link" : WhatItIs(st.st_mode),
+          " while it was written; nothing was replaced", still));
+    }
+    // Renamed, not followed: what is at PATH now (even a symbolic link swapped
+    // in since the lstat) is what becomes PATH.old.
+    const std::string old = path + ".old";
+    if (lstat(old.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "cannot keep the previous ", path, " as ", old, ": ", old, " is ",
+          S_ISLNK(st.st_mode) ? "a symbolic link" : WhatItIs(st.st_mode), still));
+    }
+    if (rename(path.c_str(), old.c_str()) != 0 && errno != ENOENT) {
+      return absl::Status(absl::ErrnoToStatusCode(errno),
+                          absl::StrCat("cannot keep the previous ", path, " as ", old, ": ",
+                                       std::strerror(errno), still));
+    }
+    kept_as = old;
+  } else if (errno != ENOENT) {
+    return absl::Status(absl::ErrnoToStatusCode(errno),
+                        absl::StrCat("cannot look at ", path, ": ", std::strerror(errno), still));
+  }
+  if (absl::Status s = MoveNoReplace(out.temp_path, path); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat(s.message(), still));
+  }
+  return kept_as;
+}
+
+absl::Status CommitOutputFileAs(const OutputFile& out, const std::string& name) {
+  if (out.kind != OutputKind::kFile) {
+    return absl::FailedPreconditionError(absl::StrCat(out.path, " is not a file; it cannot be renamed"));
+  }
+  return MoveNoReplace(out.temp_path, name);
+}
+
+std::vector<std::string> TemporaryFilesOf(const std::string& path) {
+  const std::string prefix = TempPrefix(path);
+  const size_t slash = prefix.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : prefix.substr(0, slash);
+  const std::string name = slash == std::string::npos ? prefix : prefix.substr(slash + 1);
+  std::vector<std::string> out;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (const dirent* e = readdir(d)) {
+      if (absl::StartsWith(e->d_name, name))
+        out.push_back(slash == std::string::npos ? e->d_name : absl::StrCat(dir, "/", e->d_name));
+    }
+    closedir(d);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void DiscardOutputFile(const OutputFile& out) {
+  if (out.kind == OutputKind::kFile && !out.temp_path.empty()) unlink(out.temp_path.c_str());
+}
+
+std::string ErrnoText(int err) {
+  const char* name = strerrorname_np(err);
+  return name ? absl::StrCat(std::strerror(err), " (", name, ")") : std::string(std::strerror(err));
+}
+
+absl::Status WriteError(absl::string_view path, int err, absl::string_view kept) {
+  if (err == EFBIG) return FileSizeLimitError(path, kept);
+  return absl::Status(absl::ErrnoToStatusCode(err),
+                      absl::StrCat("cannot write ", path, ": ", ErrnoText(err), "; ", kept));
 }
 
 std::string KeptNotice(absl::string_view path, absl::string_view kept_as) {

@@ -90,18 +90,16 @@ void AppendSection(std::string* out, uint64_t offset, uint64_t size) {
 absl::StatusOr<std::unique_ptr<Writer>> Writer::Create(const std::string& path) {
   absl::StatusOr<OutputFile> out = OpenOutputFile(path);
   if (!out.ok()) return out.status();
-  // A FIFO or a device cannot take the header rewrite: pipe mode, as for "-".
-  return std::unique_ptr<Writer>(new Writer(out->fd, out->kind != OutputKind::kFile,
-                                            out->kind != OutputKind::kStdout, path,
-                                            std::move(out->kept_as)));
+  return std::unique_ptr<Writer>(new Writer(*std::move(out)));
 }
 
-Writer::Writer(int fd, bool pipe_mode, bool owns_fd, std::string path, std::string kept_as)
-    : fd_(fd),
-      pipe_mode_(pipe_mode),
-      owns_fd_(owns_fd),
-      path_(std::move(path)),
-      kept_as_(std::move(kept_as)),
+// A FIFO or a device cannot take the header rewrite: pipe mode, as for "-".
+Writer::Writer(OutputFile output)
+    : fd_(output.fd),
+      pipe_mode_(output.kind != OutputKind::kFile),
+      owns_fd_(output.kind != OutputKind::kStdout),
+      path_(output.path),
+      output_(std::move(output)),
       buffer_(kBufferSize) {}
 
 Writer::~Writer() {
@@ -216,8 +214,11 @@ absl::Status Writer::Begin(const EventTable& events, const RecordingInfo& info) 
     prefix = FileHeader(0, {}) + ids + attrs;
   }
   if (absl::Status s = WriteAll(prefix); !s.ok()) {
-    if (errno == EFBIG) {
-      return error_ = FileSizeLimitError(path_, "not even the file header fits; nothing was captured");
+    const int err = errno;
+    if (err == EFBIG || err == ENOSPC || err == EDQUOT) {
+      DiscardOutputFile(output_);
+      committed_ = true;  // nothing left to keep (Abandon)
+      return error_ = WriteError(path_, err, "not even the file header fits; nothing was captured");
     }
     return s;
   }
@@ -247,7 +248,7 @@ absl::Status Writer::Flush(const uint8_t* extra, size_t extra_size) {
   uint64_t written = 0;
   struct iovec iov[2] = {{buffer_.data(), buffered_}, {const_cast<uint8_t*>(extra), extra_size}};
   const int err = WritevAll(fd_, iov, 2, &written);
-  if (err == EFBIG) {
+  if (KeepsWhatFits(err)) {
     // Keep the whole records that reached the file (an AUXTRACE with all of
     // its trace); both pieces hold records back to back.
     uint64_t kept = 0, count = 0;
@@ -264,7 +265,7 @@ absl::Status Writer::Flush(const uint8_t* extra, size_t extra_size) {
       }
       if (pos < size) break;
     }
-    return KeepWhatFits(data_on_disk + kept, records_on_disk + count);
+    return KeepWhatFits(data_on_disk + kept, records_on_disk + count, err);
   }
   if (err != 0) {
     errno = err > 0 ? err : EIO;
@@ -468,7 +469,7 @@ absl::Status Writer::WriteAuxtrace(const uint8_t* bytes, uint32_t size,
     uint64_t written = 0;
     const int err = WritevAll(fd_, iov.data(), static_cast<int>(iov.size()), &written);
     // A record cut short is not kept: the file ends before it.
-    if (err == EFBIG) return KeepWhatFits(data_size_, records_);
+    if (KeepsWhatFits(err)) return KeepWhatFits(data_size_, records_, err);
     if (err != 0) {
       errno = err > 0 ? err : EIO;
       return error_ = OsError("cannot write", path_);
@@ -563,7 +564,7 @@ Writer::FeatureList Writer::FileFeatures() const {
   return f;
 }
 
-absl::Status Writer::Finish() {
+absl::Status Writer::Complete() {
   PERFDATA_RETURN_IF_ERROR(CheckState(true));
   PERFDATA_RETURN_IF_ERROR(CompressStaged());
   PERFDATA_RETURN_IF_ERROR(Flush());
@@ -573,7 +574,8 @@ absl::Status Writer::Finish() {
   // The feature table sits exactly at the end of the data; payloads follow it.
   const FeatureList features = FileFeatures();
   if (absl::Status s = WriteAll(FeatureSections(data_offset_ + data_size_, features)); !s.ok()) {
-    if (errno == EFBIG) return KeepWhatFits(data_size_, records_);
+    const int err = errno;
+    if (KeepsWhatFits(err)) return KeepWhatFits(data_size_, records_, err);
     return s;
   }
   const std::string header = FileHeader(data_size_, features);
@@ -588,6 +590,36 @@ absl::Status Writer::Finish() {
   return absl::OkStatus();
 }
 
+absl::Status Writer::Finish() {
+  PERFDATA_RETURN_IF_ERROR(Complete());
+  absl::StatusOr<std::string> kept = CommitOutputFile(output_);
+  if (!kept.ok()) return error_ = kept.status();
+  kept_as_ = *std::move(kept);
+  committed_ = true;
+  return absl::OkStatus();
+}
+
+absl::Status Writer::FinishAs(const std::string& name) {
+  if (!finished_) PERFDATA_RETURN_IF_ERROR(Complete());
+  if (!error_.ok()) return error_;
+  if (committed_) return absl::FailedPreconditionError("perf.data writer: already finished");
+  if (pipe_mode_) return absl::FailedPreconditionError(absl::StrCat(path_, " is a stream; it cannot be renamed"));
+  absl::Status s = CommitOutputFileAs(output_, name);
+  if (s.ok()) committed_ = true;
+  return s;
+}
+
+std::string Writer::Abandon() {
+  if (committed_) return std::string();
+  if (!begun_) {  // nothing in it
+    DiscardOutputFile(output_);
+    committed_ = true;
+    return std::string();
+  }
+  if (!finished_) Complete().IgnoreError();  // a stream gets what is buffered
+  return pipe_mode_ ? std::string() : output_.temp_path;
+}
+
 std::string Writer::FeatureSections(uint64_t table_offset, const FeatureList& features) {
   uint64_t payload_offset = table_offset + features.size() * kFileSectionSize;
   std::string table, payloads;
@@ -599,21 +631,24 @@ std::string Writer::FeatureSections(uint64_t table_offset, const FeatureList& fe
   return table + payloads;
 }
 
-absl::Status Writer::KeepWhatFits(uint64_t data_size, uint64_t records) {
+bool Writer::KeepsWhatFits(int err) { return err == EFBIG || err == ENOSPC || err == EDQUOT; }
+
+absl::Status Writer::KeepWhatFits(uint64_t data_size, uint64_t records, int err) {
   finished_ = true;
   buffered_ = 0;
   buffered_records_ = 0;
   data_size_ = data_size;
   records_ = records;
   if (pipe_mode_) {
-    return error_ = FileSizeLimitError(path_ == "-" ? "stdout" : path_,
-                                       "the stream so far is kept; its last record may be cut short");
+    return error_ = WriteError(path_ == "-" ? "stdout" : path_, err,
+                               "the stream so far is kept; its last record may be cut short");
   }
-  // The features that fit below the limit, in bit order.
+  // The features that fit below the limit, in bit order (with ENOSPC, all
+  // of them or, when they do not fit, none).
   const uint64_t end = data_offset_ + data_size;
   struct rlimit limit;
   uint64_t room = UINT64_MAX;
-  if (getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+  if (err == EFBIG && getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
     room = limit.rlim_cur > end ? limit.rlim_cur - end : 0;
   FeatureList features;
   uint64_t used = 0;
@@ -636,8 +671,10 @@ absl::Status Writer::KeepWhatFits(uint64_t data_size, uint64_t records) {
   close(fd_);
   fd_ = -1;
   if (!ok) return error_;
-  return error_ = FileSizeLimitError(
-             path_, absl::StrCat("the capture so far is kept (", records, " records)"));
+  // Not moved into place: PATH keeps what it was (perfdata/output_file.h).
+  return error_ = WriteError(path_, err,
+                             absl::StrCat("the capture so far is kept (", records, " records) in ",
+                                          output_.temp_path, "; ", path_, " is untouched"));
 }
 
 }  // namespace perfring::perfdata

@@ -28,12 +28,15 @@
 // The first error sticks: every later call returns it. Not thread-safe.
 //
 // A file-size limit (RLIMIT_FSIZE, `ulimit -f`; the caller ignores SIGXFSZ)
-// ends the capture but not the file: the writer stops at the write that
-// failed with EFBIG, keeps the whole records that reached the file (a record
-// cut in two is dropped), writes the features that still fit below the limit
-// (in bit order; possibly none), rewrites the header at offset 0 and returns
-// ResourceExhausted "PATH: file size limit reached (ulimit -f: N KiB); the
-// capture so far is kept (M records)". The file then reads like any other.
+// or a full disk (ENOSPC, EDQUOT) ends the capture but not the file: the
+// writer stops at the write that failed, keeps the whole records that
+// reached the file (a record cut in two is dropped), writes the features
+// that still fit (below the limit, in bit order; possibly none), rewrites the
+// header at offset 0 and returns ResourceExhausted "PATH: file size limit
+// reached (ulimit -f: N KiB); the capture so far is kept (M records) in TEMP;
+// PATH is untouched" (for ENOSPC "cannot write PATH: No space left on device
+// (ENOSPC); ..."). The file then reads like any other, at its temporary name:
+// a failed capture does not replace the previous one.
 #ifndef PERFRING_PERFDATA_WRITER_H_
 #define PERFRING_PERFDATA_WRITER_H_
 
@@ -52,6 +55,7 @@
 #include "decode/event_table.h"
 #include "perfdata/dso_hits.h"
 #include "perfdata/host_info.h"
+#include "perfdata/output_file.h"
 #include "perfdata/record_compressor.h"
 #include "perfdata/system_topology.h"
 
@@ -85,10 +89,10 @@ struct RecordingInfo {
 class Writer {
  public:
   // Opens `path` for writing by perfdata/output_file.h's rule: "-" = pipe
-  // mode on stdout; a FIFO or character device = pipe mode into it; an
-  // existing regular file is kept as PATH.old (kept_as()); a new file gets
-  // mode 0600. Errors: InvalidArgument for a path that cannot be an output
-  // (a directory, a socket, ...; nothing renamed), or the OS error.
+  // mode on stdout; a FIFO or character device = pipe mode into it; a file
+  // is written at a temporary name (mode 0600) that Finish moves to `path`.
+  // Errors: InvalidArgument for a path that cannot be an output (a
+  // directory, a socket, ...; nothing renamed), or the OS error.
   static absl::StatusOr<std::unique_ptr<Writer>> Create(const std::string& path);
   ~Writer();  // closes the file; a file not Finish()ed keeps data.size 0
   Writer(const Writer&) = delete;
@@ -122,14 +126,28 @@ class Writer {
   absl::Status WriteFinishedRound();
 
   // Flushes the data and, in file mode, writes the feature sections and the
-  // final header. Call it exactly once, also when the session ends by signal
-  // or timeout. The writer accepts nothing after it.
+  // final header, closes the file and moves it into place at the path
+  // (perfdata/output_file.h: until then it is at a temporary name; a
+  // previous file is kept as PATH.old, kept_as()). Call it once, also when
+  // the session ends by signal or timeout. The writer accepts nothing after.
   absl::Status Finish();
+  // Finish, but the file goes to `name` (which must not exist: AlreadyExists,
+  // and FinishAs may be called again with another name) and the path is not
+  // touched. --switch-output's PATH.<timestamp>. File mode only.
+  absl::Status FinishAs(const std::string& name);
+  // A failed capture: finishes the file as far as it can (readable) but
+  // leaves it at its temporary name, which it returns; the path is not
+  // touched. A stream gets what is buffered ("" returned); a writer never
+  // begun removes its empty file (""); after Finish, "".
+  std::string Abandon();
 
   bool pipe_mode() const { return pipe_mode_; }
   bool finished() const { return finished_; }
-  // "PATH.old" when Create kept a previous file there, else "".
+  // "PATH.old" when Finish kept a previous file there, else "".
   const std::string& kept_as() const { return kept_as_; }
+  // Where the file is written until Finish moves it to the path ("" for a
+  // stream); where a failed capture stays.
+  const std::string& temp_path() const { return output_.temp_path; }
   uint64_t data_size() const { return data_size_; }  // bytes of records written so far
   // With -z: bytes of records compressed so far, and of the COMPRESSED records they made.
   uint64_t compressed_from() const { return compressor_ ? compressor_->bytes_in() : 0; }
@@ -137,7 +155,7 @@ class Writer {
   uint64_t records() const { return records_; }
 
  private:
-  Writer(int fd, bool pipe_mode, bool owns_fd, std::string path, std::string kept_as);
+  explicit Writer(OutputFile output);
 
   absl::Status CheckState(bool begun) const;
   // InvalidArgument for a record that cannot be written on its own: one a
@@ -155,9 +173,15 @@ class Writer {
   FeatureList CommonFeatures() const;  // known at Begin (pipe and file mode)
   FeatureList FileFeatures() const;    // all, ascending bit order (file mode)
   std::string FileHeader(uint64_t data_size, const FeatureList& features) const;
-  // After EFBIG: ends the file at `data_size` bytes of data (`records`
-  // records), with the features that fit and the final header; closes it.
-  absl::Status KeepWhatFits(uint64_t data_size, uint64_t records);
+  // Finish without the move into place.
+  absl::Status Complete();
+  // The write errors after which the file is ended where it is: EFBIG
+  // (ulimit -f), ENOSPC, EDQUOT.
+  static bool KeepsWhatFits(int err);
+  // After such an error `err`: ends the file at `data_size` bytes of data
+  // (`records` records), with the features that fit and the final header;
+  // closes it, leaves it at its temporary name and returns the error line.
+  absl::Status KeepWhatFits(uint64_t data_size, uint64_t records, int err);
   // The feature table at `table_offset`, then the payloads.
   static std::string FeatureSections(uint64_t table_offset, const FeatureList& features);
 
@@ -165,9 +189,11 @@ class Writer {
   bool pipe_mode_ = false;
   bool owns_fd_ = false;  // false for stdout
   std::string path_;
+  OutputFile output_;
   std::string kept_as_;
   absl::Status error_;
   bool begun_ = false, finished_ = false;
+  bool committed_ = false;  // moved into place (Finish, FinishAs), or removed
 
   EventTable events_;
   // Set by Begin. Not a RecordingInfo from construction on: a default one

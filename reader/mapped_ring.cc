@@ -20,10 +20,12 @@ bool IsPowerOfTwo(size_t n) { return n != 0 && (n & (n - 1)) == 0; }
 absl::Status MmapError(int err, size_t data_pages, size_t length) {
   switch (err) {
     case EPERM:
+      // perf_mmap: the pages beyond perf_event_mlock_kb count against
+      // RLIMIT_MEMLOCK; past both, without CAP_IPC_LOCK, the answer is EPERM.
       return absl::PermissionDeniedError(absl::StrFormat(
           "mapping a perf ring of %u data pages (%u KiB) exceeds the locked "
-          "memory allowed for perf buffers: raise %s%s, or ask for fewer pages "
-          "with -m",
+          "memory allowed for perf buffers: raise %s%s or the locked-memory "
+          "limit (ulimit -l), or ask for fewer pages with -m",
           data_pages, length / 1024, kPerfMlockLimitPath, PerfMlockLimitNote()));
     case EINVAL:
       return absl::InvalidArgumentError(absl::StrFormat(

@@ -2,30 +2,37 @@
 
 #include <unistd.h>
 
-#include "perfdata/output_file.h"
+#include "absl/strings/str_cat.h"
 
 namespace perfring {
 
 JsonLinesFileSink::~JsonLinesFileSink() {
+  Abandon();
+  if (out_.fd > STDERR_FILENO) ::close(out_.fd);
+}
+
+std::string JsonLinesFileSink::Abandon() {
+  if (!json_ || committed_) return std::string();
   json_.reset();  // flushes what it still holds
-  if (failed_ && fd_ >= 0) perfdata::TrimToWholeLines(fd_).IgnoreError();
-  if (fd_ > STDERR_FILENO) ::close(fd_);
+  if (out_.fd >= 0) perfdata::TrimToWholeLines(out_.fd).IgnoreError();
+  return out_.kind == perfdata::OutputKind::kFile ? out_.temp_path : std::string();
 }
 
 absl::Status JsonLinesFileSink::Failed(absl::Status status) {
-  failed_ = true;
-  if (fd_ >= 0 && perfdata::AtFileSizeLimit(fd_)) {
-    return perfdata::FileSizeLimitError(path_, "the records so far are kept, as whole lines");
-  }
-  return status;
+  const int err = json_ ? json_->write_errno() : 0;
+  if (err == 0) return status;  // not a write failure
+  if (out_.kind != perfdata::OutputKind::kFile)
+    return perfdata::WriteError(path_ == "-" ? "stdout" : path_, err, "the lines before were written");
+  return perfdata::WriteError(path_, err,
+                              absl::StrCat("the records so far are kept, as whole lines, in ", out_.temp_path,
+                                           "; ", path_, " is untouched"));
 }
 
 absl::Status JsonLinesFileSink::Begin(const EventTable& events) {
   absl::StatusOr<perfdata::OutputFile> out = perfdata::OpenOutputFile(path_);
   if (!out.ok()) return out.status();
-  fd_ = out->fd;
-  if (!out->kept_as.empty() && notice_) notice_(perfdata::KeptNotice(path_, out->kept_as));
-  json_ = std::make_unique<JsonLinesSink>(fd_);
+  out_ = *std::move(out);
+  json_ = std::make_unique<JsonLinesSink>(out_.fd);
   return json_->Begin(events);
 }
 
@@ -52,6 +59,10 @@ absl::Status JsonLinesFileSink::EndRound() {
 
 absl::Status JsonLinesFileSink::End(const CaptureSummary& summary) {
   if (absl::Status s = json_->End(summary); !s.ok()) return Failed(s);
+  absl::StatusOr<std::string> kept = perfdata::CommitOutputFile(out_);
+  if (!kept.ok()) return kept.status();
+  committed_ = true;
+  if (!kept->empty() && notice_) notice_(perfdata::KeptNotice(path_, *kept));
   return absl::OkStatus();
 }
 

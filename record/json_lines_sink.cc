@@ -59,6 +59,7 @@ absl::Status JsonLinesSink::Flush() {
     if (n < 0) {
       if (errno == EINTR) continue;
       const int err = errno;
+      write_errno_ = err;
       buffer_.erase(0, done);
       bytes_written_ += done;
       return absl::InternalError(absl::StrCat("writing JSON lines: ", std::strerror(err)));

@@ -51,6 +51,8 @@ class JsonLinesSink : public RecordSink {
   uint64_t malformed_records() const { return malformed_records_; }
   // The decoder's message for the first malformed record ("" if none).
   const std::string& first_malformed_error() const { return first_malformed_error_; }
+  // The errno of the write that failed (ENOSPC, EFBIG, EPIPE, ...), else 0.
+  int write_errno() const { return write_errno_; }
 
  private:
   // One record's line (or its MALFORMED line, counted), then a flush when
@@ -63,6 +65,7 @@ class JsonLinesSink : public RecordSink {
   std::string buffer_;
   uint64_t bytes_written_ = 0;
   uint64_t malformed_records_ = 0;
+  int write_errno_ = 0;
   std::string first_malformed_error_;
   Record record_;  // reused by every Write
 };

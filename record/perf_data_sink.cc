@@ -1,13 +1,9 @@
 #include "record/perf_data_sink.h"
 
-#include <fcntl.h>
-#include <stdio.h>
 #include <sys/time.h>
 
 #include <array>
-#include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <ctime>
 #include <thread>
 #include <cstdint>
@@ -57,9 +53,9 @@ std::string PerfTimestamp() {
 
 }  // namespace
 
-PerfDataSink::~PerfDataSink() {
-  if (writer_ && !writer_->finished()) writer_->Finish().IgnoreError();
-}
+PerfDataSink::~PerfDataSink() { Abandon(); }
+
+std::string PerfDataSink::Abandon() { return writer_ ? writer_->Abandon() : std::string(); }
 
 absl::Status PerfDataSink::Begin(const EventTable& events) {
   absl::StatusOr<std::string> tracing_data = TracingDataFor(events, system_);
@@ -71,7 +67,6 @@ absl::Status PerfDataSink::Begin(const EventTable& events) {
   if (!writer.ok()) return writer.status();
   writer_ = std::move(*writer);
   events_ = &events;
-  if (!writer_->kept_as().empty() && notice_) notice_(perfdata::KeptNotice(path_, writer_->kept_as()));
   return writer_->Begin(events, info_);
 }
 
@@ -80,15 +75,14 @@ absl::StatusOr<std::string> PerfDataSink::FinishAndKeepTimestamped() {
     return absl::FailedPreconditionError(
         absl::StrCat("--switch-output needs a perf.data file; ", path_, " is a pipe"));
   }
-  if (absl::Status s = writer_->Finish(); !s.ok()) return s;
-  // A name no file has: a second rotation within the same hundredth waits for the next.
+  // A name no file has: a second rotation within the same hundredth waits
+  // for the next. PATH itself is never written: each file goes from its
+  // temporary name straight to PATH.<timestamp>.
   for (int attempt = 0;; ++attempt) {
     const std::string kept = absl::StrCat(path_, ".", PerfTimestamp());
-    if (renameat2(AT_FDCWD, path_.c_str(), AT_FDCWD, kept.c_str(), RENAME_NOREPLACE) == 0) return kept;
-    if (errno != EEXIST || attempt == 10) {
-      return absl::Status(absl::ErrnoToStatusCode(errno),
-                          absl::StrCat("cannot rename ", path_, " to ", kept, ": ", std::strerror(errno)));
-    }
+    absl::Status s = writer_->FinishAs(kept);
+    if (s.ok()) return kept;
+    if (!absl::IsAlreadyExists(s) || attempt == 10) return s;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
 }
@@ -122,7 +116,11 @@ absl::Status PerfDataSink::WriteAux(const aux::AuxtraceChunk& chunk,
 absl::Status PerfDataSink::EndRound() { return writer_->WriteFinishedRound(); }
 
 absl::Status PerfDataSink::End(const CaptureSummary& /*summary*/) {
-  if (!switch_output_at_end_) return writer_->Finish();
+  if (!switch_output_at_end_) {
+    if (absl::Status s = writer_->Finish(); !s.ok()) return s;
+    if (!writer_->kept_as().empty() && notice_) notice_(perfdata::KeptNotice(path_, writer_->kept_as()));
+    return absl::OkStatus();
+  }
   absl::StatusOr<std::string> kept = FinishAndKeepTimestamped();
   if (!kept.ok()) return kept.status();
   if (notice_) notice_(absl::StrCat("[ perfring record: Dump ", *kept, " ]"));

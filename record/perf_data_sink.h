@@ -6,13 +6,15 @@
 // script needs (perfdata/tracing_data.h), read from tracefs in Begin.
 //
 // The file is created in Begin, that is only once the events are open, so a
-// bad event spec or target never leaves an empty output behind nor renames an
-// old perf.data. The path follows perfdata/output_file.h (a previous regular
-// file is kept as PATH.old, said in one notice line; a directory, socket or
-// block device is refused). A file-size limit (EFBIG) is one error line and
-// the file is finished, so it stays readable. The sink owns the writer and
-// its file; the destructor finishes a file that End did not (a failed
-// capture). Not thread-safe: the session's thread only.
+// bad event spec or target never leaves an output behind. The path follows
+// perfdata/output_file.h: the file is written at a temporary name and moved
+// to PATH by End (a previous regular file is then kept as PATH.old, said in
+// one notice line; a directory, socket or block device is refused). A
+// file-size limit (EFBIG) or a full disk is one error line and the file is
+// finished at its temporary name, so it stays readable and the previous PATH
+// stays as it was. The sink owns the writer and its file; the destructor
+// abandons (Abandon) a file that End did not finish. Not thread-safe: the
+// session's thread only.
 #ifndef PERFRING_RECORD_PERF_DATA_SINK_H_
 #define PERFRING_RECORD_PERF_DATA_SINK_H_
 
@@ -44,15 +46,21 @@ class PerfDataSink : public RecordSink {
   absl::Status WriteAux(const aux::AuxtraceChunk& chunk,
                         absl::Span<const absl::Span<const uint8_t>> pieces) override;
   absl::Status EndRound() override;
-  // --switch-output: finishes the file, renames it PATH.<timestamp> (perf's
+  // --switch-output: finishes the file, moves it to PATH.<timestamp> (perf's
   // name: local time to the hundredth of a second, YYYYmmddHHMMSScc; never
-  // over an existing file) and begins a new PATH. Pipe mode cannot.
+  // over an existing file) and begins a new one. Pipe mode cannot. PATH
+  // itself is never written with --switch-output.
   absl::StatusOr<std::string> Switch() override;
   // Finishes the file (header sizes, features), so it is complete also after
   // Ctrl-C, SIGTERM or --duration. With switch_output_at_end, the last file
   // is kept as PATH.<timestamp> too, as perf does ("Dump NAME" notice).
   absl::Status End(const CaptureSummary& summary) override;
   void set_switch_output_at_end(bool on) { switch_output_at_end_ = on; }
+  // The capture failed (End was not called): finishes the file as far as it
+  // can at its temporary name and returns that name ("" for a stream or
+  // when nothing was begun). PATH is not touched. Later calls return the
+  // same.
+  std::string Abandon();
   uint64_t BytesWritten() const override { return writer_ ? writer_->data_size() : 0; }
   // -z: bytes of records compressed, and of the COMPRESSED records made.
   uint64_t compressed_from() const { return writer_ ? writer_->compressed_from() : 0; }
@@ -63,7 +71,7 @@ class PerfDataSink : public RecordSink {
   perfdata::RecordingInfo info_;
   SystemPaths system_;
   std::function<void(const std::string&)> notice_;
-  // Finishes the writer's file and renames it PATH.<timestamp>.
+  // Finishes the writer's file as PATH.<timestamp>.
   absl::StatusOr<std::string> FinishAndKeepTimestamped();
 
   std::unique_ptr<perfdata::Writer> writer_;

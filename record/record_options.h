@@ -53,6 +53,9 @@ struct RecordOptions : SamplerOptions {
   // The command's stdout goes to this process's stderr: for when stdout
   // carries the capture (-o -, --json -), as perf does in pipe mode.
   bool command_stdout_to_stderr = false;
+  // --user NAME: the command runs as this user (record/target.h's RunAs)
+  // while the recorder keeps root to open the events; "" runs it as we are.
+  std::string run_as_user;
   std::string pids;         // -p "1234,5678": every thread of each process
   std::string tids;         // -t "1234,1235": just these threads (no inherit)
   bool system_wide = false; // -a

@@ -603,10 +603,20 @@ absl::StatusOr<CaptureSummary> RunRecord(const RecordOptions& options, RecordSin
       options.switch_output.mode == SwitchOutput::Mode::kSignal);
   if (!signals.ok()) return signals.status();
 
+  std::optional<RunAs> run_as;
+  if (!options.run_as_user.empty()) {
+    if (!target->has_command) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--user ", options.run_as_user, " runs the command after --; give one"));
+    }
+    absl::StatusOr<RunAs> user = ResolveRunAs(options.run_as_user);
+    if (!user.ok()) return user.status();
+    run_as = *std::move(user);
+  }
   std::optional<ForkedCommand> command;
   if (target->has_command) {
-    absl::StatusOr<ForkedCommand> forked =
-        ForkedCommand::Fork(options.command, options.command_stdout_to_stderr);
+    absl::StatusOr<ForkedCommand> forked = ForkedCommand::Fork(
+        options.command, options.command_stdout_to_stderr, run_as ? &*run_as : nullptr);
     if (!forked.ok()) return forked.status();
     command = *std::move(forked);
     if (target->follow_command) target->tasks = {command->pid()};

@@ -2,14 +2,17 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <grp.h>
 #include <pwd.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <map>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -224,6 +227,19 @@ namespace {
 
 constexpr char kCommandWaitStatusUrl[] = "perfring/command-wait-status";
 
+// The pipes that hold the command before exec: out of descriptors is the
+// open-file limit's doing (ulimit -n), said with its value.
+absl::Status PipeError(int err) {
+  struct rlimit limit;
+  if ((err == EMFILE || err == ENFILE) && getrlimit(RLIMIT_NOFILE, &limit) == 0) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "cannot create the pipes that start the command: too many open files (ulimit -n is ",
+        limit.rlim_cur, ": raise it)"));
+  }
+  return absl::InternalError(absl::StrCat("cannot create the pipes that start the command: ",
+                                          std::strerror(err)));
+}
+
 // Whether execvp(program) can work, checked before anything is set up so a
 // mistyped command fails cleanly (exec's own errno is still reported by Start).
 absl::Status CheckRunnable(const std::string& program) {
@@ -275,8 +291,41 @@ std::optional<int> CommandWaitStatus(const absl::Status& status) {
   return wait_status;
 }
 
+absl::StatusOr<RunAs> ResolveRunAs(const std::string& name) {
+  if (geteuid() != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--user ", name, ": only root can run the command as another user (perfring keeps "
+        "root to open the events and starts the command as ", name, "); run perfring as root"));
+  }
+  std::vector<char> buf(1 << 16);
+  struct passwd pw, *found = nullptr;
+  const int err = getpwnam_r(name.c_str(), &pw, buf.data(), buf.size(), &found);
+  if (found == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--user ", name, ": no such user", err != 0 ? absl::StrCat(" (", std::strerror(err), ")") : ""));
+  }
+  RunAs out;
+  out.name = name;
+  out.uid = pw.pw_uid;
+  out.gid = pw.pw_gid;
+  int count = 64;
+  out.groups.resize(count);
+  while (getgrouplist(name.c_str(), pw.pw_gid, out.groups.data(), &count) < 0) out.groups.resize(count);
+  out.groups.resize(count);
+  const std::map<std::string, std::string> set = {{"HOME", pw.pw_dir},
+                                                  {"USER", name},
+                                                  {"LOGNAME", name},
+                                                  {"SHELL", *pw.pw_shell ? pw.pw_shell : "/bin/sh"}};
+  for (char** e = environ; *e != nullptr; ++e) {
+    const absl::string_view entry(*e);
+    if (set.count(std::string(entry.substr(0, entry.find('=')))) == 0) out.env.emplace_back(entry);
+  }
+  for (const auto& [key, value] : set) out.env.push_back(absl::StrCat(key, "=", value));
+  return out;
+}
+
 absl::StatusOr<ForkedCommand> ForkedCommand::Fork(const std::vector<std::string>& argv,
-                                                  bool stdout_to_stderr) {
+                                                  bool stdout_to_stderr, const RunAs* run_as) {
   if (argv.empty()) return absl::InvalidArgumentError("empty command");
   if (absl::Status s = CheckRunnable(argv[0]); !s.ok()) return s;
   // Everything the child touches is prepared before fork: after fork only
@@ -284,13 +333,18 @@ absl::StatusOr<ForkedCommand> ForkedCommand::Fork(const std::vector<std::string>
   std::vector<char*> args;
   for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
+  std::vector<char*> envp;
+  if (run_as) {
+    for (const std::string& entry : run_as->env) envp.push_back(const_cast<char*>(entry.c_str()));
+    envp.push_back(nullptr);
+  }
   int go[2], exec_err[2];
-  if (pipe2(go, O_CLOEXEC) != 0) return absl::InternalError(absl::StrCat("pipe: ", std::strerror(errno)));
+  if (pipe2(go, O_CLOEXEC) != 0) return PipeError(errno);
   if (pipe2(exec_err, O_CLOEXEC) != 0) {
     const int err = errno;
     close(go[0]);
     close(go[1]);
-    return absl::InternalError(absl::StrCat("pipe: ", std::strerror(err)));
+    return PipeError(err);
   }
   // Signals are blocked across fork so that none reaches the child while it
   // still runs this process's handlers; it unblocks them once it has the
@@ -318,7 +372,14 @@ absl::StatusOr<ForkedCommand> ForkedCommand::Fork(const std::vector<std::string>
       n = read(go[0], &go_byte, 1);
     } while (n < 0 && errno == EINTR);
     if (n != 1) _exit(127);  // the capture gave up before starting us
-    execvp(args[0], args.data());
+    // --user: groups first, then gid, then uid (after which neither can change).
+    const bool dropped = run_as == nullptr ||
+                         (setgroups(run_as->groups.size(), run_as->groups.data()) == 0 &&
+                          setgid(run_as->gid) == 0 && setuid(run_as->uid) == 0);
+    if (dropped) {
+      if (run_as) execvpe(args[0], args.data(), envp.data());
+      else execvp(args[0], args.data());
+    }
     const int err = errno;
     ssize_t ignored = write(exec_err[1], &err, sizeof err);
     (void)ignored;

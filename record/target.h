@@ -83,8 +83,29 @@ std::optional<int> CommandWaitStatus(const absl::Status& status);
 // A command forked by the capture and held before exec until its events are
 // open (perf's workload: the child waits on a pipe). The child may die at any
 // moment before exec (a Ctrl-C to the process group): every call below copes.
+//
+// RunAs (`record --user NAME`): who the command runs as. perf has no such
+// option; users wrap perf in `sudo -u`, which puts perf itself under the
+// user and loses the events only root may open. Here the recorder keeps
+// root and opens the events on the child (enable_on_exec still traces just
+// the command); the child drops to the user before exec.
 // Move-only; the destructor kills (SIGKILL) and reaps a child that still
 // runs, so a failed capture leaves nothing behind. Not thread-safe.
+struct RunAs {
+  std::string name;
+  uid_t uid = 0;
+  gid_t gid = 0;
+  std::vector<gid_t> groups;  // the user's supplementary groups (initgroups' list)
+  // This environment with HOME, USER, LOGNAME and SHELL set to the user's, as
+  // sudo sets them; "NAME=value" each.
+  std::vector<std::string> env;
+};
+
+// Looks `name` up (getpwnam; a number is not taken as a uid). InvalidArgument
+// (exit 2) for a user that does not exist, and unless this process is root:
+// only root can become another user.
+absl::StatusOr<RunAs> ResolveRunAs(const std::string& name);
+
 class ForkedCommand {
  public:
   // Forks; the child blocks until Start(). InvalidArgument for an empty argv
@@ -95,8 +116,12 @@ class ForkedCommand {
   // Ctrl-C before exec ends the child as it would end the command. With
   // `stdout_to_stderr` the command's stdout is this process's stderr (for
   // when this process's stdout carries data, as perf does in pipe mode).
+  // With `run_as`, the child sets its groups, gid and uid (in that order,
+  // each checked) and takes run_as->env before exec; a failure there is
+  // reported as exec's (exit 126).
   static absl::StatusOr<ForkedCommand> Fork(const std::vector<std::string>& argv,
-                                            bool stdout_to_stderr = false);
+                                            bool stdout_to_stderr = false,
+                                            const RunAs* run_as = nullptr);
 
   ForkedCommand(ForkedCommand&& other) noexcept;
   ForkedCommand& operator=(ForkedCommand&& other) noexcept;

@@ -116,10 +116,23 @@ absl::Status OpenError(int err, const perf_event_attr& attr, pid_t pid, int cpu,
       absl::StatusOr<int64_t> paranoid =
           ReadIntegerFile(paths.proc + "/sys/kernel/perf_event_paranoid");
       const std::string level = paranoid.ok() ? absl::StrCat(*paranoid) : "unknown";
+      // What the kernel asks of an unprivileged opener for this event
+      // (perf_allow_cpu, perf_allow_tracepoint, perf_allow_kernel; the ptrace
+      // check for another user's task), the strictest first.
+      std::string needs;
+      if (pid == -1) {
+        needs = ": per-CPU events (-a, -C) need 0 or lower";
+      } else if (attr.type == PERF_TYPE_TRACEPOINT && (attr.sample_type & PERF_SAMPLE_RAW)) {
+        needs = ": raw tracepoint samples need -1";
+      } else if (!attr.exclude_kernel) {
+        needs = ": kernel samples need 1 or lower";
+      } else {
+        needs = ": another user's process needs CAP_SYS_PTRACE, and 3 or more refuses every event";
+      }
       return absl::PermissionDeniedError(absl::StrCat(
-          prefix, "permission denied (kernel.perf_event_paranoid is ", level,
+          prefix, "permission denied (kernel.perf_event_paranoid is ", level, needs,
           "; run as root or with CAP_PERFMON, or lower /proc/sys/kernel/perf_event_paranoid",
-          attr.exclude_kernel ? "" : ", or count user space only with ':u'",
+          pid != -1 && !attr.exclude_kernel ? ", or count user space only with ':u'" : "",
           "; inside a container or sandbox perf events may be blocked entirely)"));
     }
     case ESRCH:

@@ -66,7 +66,9 @@ class PerfEventFd {
 
 // What a failed perf_event_open means, in words: the event, where it was
 // opened (pid/cpu), and what to change. EACCES/EPERM: PermissionDenied,
-// naming kernel.perf_event_paranoid and its value; ESRCH: InvalidArgument (no
+// naming kernel.perf_event_paranoid, its value and the value this event
+// needs (per-CPU 0, raw tracepoint samples -1, kernel samples 1), with ':u'
+// suggested only where it helps; ESRCH: InvalidArgument (no
 // such process); ENOENT/ENODEV/EOPNOTSUPP: FailedPrecondition (not supported
 // here); EMFILE/ENFILE: ResourceExhausted (raise ulimit -n); others Internal.
 absl::Status OpenError(int err, const perf_event_attr& attr, pid_t pid, int cpu,

@@ -48,6 +48,13 @@ std::string ReadOrEmpty(const std::string& path) {
   }
 }
 
+// An output while execsnoop still writes it: at its temporary name beside
+// PATH, ".NAME.perfring-XXXXXX", until it is complete (perfdata/output_file.h).
+std::string ReadLive(const std::string& path) {
+  const std::vector<std::string> live = perfring::perfdata::test_util::TemporaryOutputsOf(path);
+  return live.empty() ? std::string() : ReadOrEmpty(live[0]);
+}
+
 // perfring execsnoop ARGS in the background, stderr to a file.
 struct Running {
   pid_t pid = -1;
@@ -84,7 +91,7 @@ bool WaitAttached(Running& run, const std::string& json, const std::string& mark
   for (int i = 0; i < 300; ++i) {
     if (waitpid(run.pid, nullptr, WNOHANG) == run.pid) return false;
     RunToCompletion(marker);
-    if (absl::StrContains(ReadOrEmpty(json), marker)) return true;
+    if (absl::StrContains(ReadLive(json), marker)) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   return false;

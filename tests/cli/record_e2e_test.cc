@@ -38,8 +38,11 @@
 #include "absl/strings/strip.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/ascii.h"
+#include "tests/perfdata/test_util.h"
 
 namespace {
+
+using ::perfring::perfdata::test_util::TemporaryOutputsOf;
 
 struct Result {
   int status = -1;
@@ -70,6 +73,7 @@ Result Shell(const std::string& command) {
   r.err = ReadFile(base + ".err");
   return r;
 }
+
 
 std::string Runfile(const std::string& path) {
   const char* srcdir = std::getenv("TEST_SRCDIR");
@@ -466,6 +470,12 @@ TEST_F(RecordE2E, AFileSizeLimitIsOneLineExit1AndTheCaptureStaysReadable) {
   EXPECT_EQ(std::count(rec.err.begin(), rec.err.end(), '\n'), 1) << rec.err;
   EXPECT_TRUE(absl::StrContains(rec.err, data + ": file size limit reached (ulimit -f: 64 KiB); the capture so far is kept"))
       << rec.err;
+  // Not moved into place: a failed capture; it is where the line says.
+  struct stat st;
+  EXPECT_NE(::stat(data.c_str(), &st), 0);
+  ASSERT_EQ(TemporaryOutputsOf(data).size(), 1u);
+  EXPECT_TRUE(absl::StrContains(rec.err, " in " + TemporaryOutputsOf(data)[0] + "; ")) << rec.err;
+  data = TemporaryOutputsOf(data)[0];
   Result dump = Shell(absl::StrCat(perfring_, " dump ", data, " | grep -c '\"SAMPLE\"'"));
   EXPECT_EQ(dump.status, 0) << dump.err;
   EXPECT_GT(std::atoi(dump.out.c_str()), 100) << dump.out << dump.err;
@@ -480,7 +490,8 @@ TEST_F(RecordE2E, AFileSizeLimitIsOneLineExit1AndTheCaptureStaysReadable) {
   EXPECT_EQ(js.status, 1) << js.err;
   EXPECT_EQ(std::count(js.err.begin(), js.err.end(), '\n'), 1) << js.err;
   EXPECT_TRUE(absl::StrContains(js.err, json + ": file size limit reached")) << js.err;
-  const std::string lines = ReadFile(json);
+  ASSERT_EQ(TemporaryOutputsOf(json).size(), 1u);
+  const std::string lines = ReadFile(TemporaryOutputsOf(json)[0]);
   ASSERT_FALSE(lines.empty());
   EXPECT_EQ(lines.back(), '\n');
   for (absl::string_view line : absl::StrSplit(lines, '\n', absl::SkipEmpty()))
@@ -492,7 +503,8 @@ TEST_F(RecordE2E, AFileSizeLimitIsOneLineExit1AndTheCaptureStaysReadable) {
   EXPECT_EQ(d.status, 1) << d.err;
   EXPECT_EQ(std::count(d.err.begin(), d.err.end(), '\n'), 1) << d.err;
   EXPECT_TRUE(absl::StrContains(d.err, out + ": file size limit reached (ulimit -f: 8 KiB)")) << d.err;
-  EXPECT_EQ(ReadFile(out).back(), '\n');
+  ASSERT_EQ(TemporaryOutputsOf(out).size(), 1u);
+  EXPECT_EQ(ReadFile(TemporaryOutputsOf(out)[0]).back(), '\n');
 }
 
 TEST_F(RecordE2E, BadInputIsOneLineAndExitStatus2) {
@@ -1071,13 +1083,23 @@ TEST_F(RecordContract, CtrlCWhileTheCommandRunsGives130AndAFinishedFile) {
 
 // SIGKILL leaves the header unfinished (data size 0), but the writer puts the
 // records in the file about once a second, so `perfring dump` recovers the
-// capture up to the last write and says the file was cut short.
+// capture up to the last write and says the file was cut short. The file is
+// at its temporary name (.perf.data.perfring-XXXXXX): the previous perf.data
+// is as it was.
 TEST_F(RecordContract, SigkillLeavesTheCaptureUpToTheLastSecondReadable) {
-  const std::string data = dir_ + "/perf.data";
+  const std::string good = dir_ + "/perf.data";
+  {
+    std::ofstream previous(good);
+    previous << "the previous capture";
+  }
   const int status = RunAndSignalGroup(
-      {perfring_, "record", "-q", "-e", "cpu-clock", "-F", "1000", "-o", data, "--", hot_loop_, "10"},
+      {perfring_, "record", "-q", "-e", "cpu-clock", "-F", "1000", "-o", good, "--", hot_loop_, "10"},
       std::chrono::milliseconds(2500), SIGKILL, dir_ + "/err");
   ASSERT_EQ(status, 128 + SIGKILL) << ReadFile(dir_ + "/err");
+  EXPECT_EQ(ReadFile(good), "the previous capture");
+  const std::vector<std::string> left = TemporaryOutputsOf(good);
+  ASSERT_EQ(left.size(), 1u);
+  const std::string& data = left[0];
   EXPECT_EQ(DataSize(data), std::optional<uint64_t>(0)) << "the header was never finalized";
   Result dump = Shell(absl::StrCat(perfring_, " dump ", data));
   ASSERT_EQ(dump.status, 0) << dump.err;
@@ -1146,6 +1168,8 @@ TEST_F(RecordContract, StopSignalsAtAnyMomentLeaveAFinishedFile) {
         c.delay, c.sig, dir_ + "/err", c.second_after);
     const std::string err = ReadFile(dir_ + "/err");
     EXPECT_EQ(status, 128 + c.sig) << what << ": " << err;
+    // A stop is a complete capture: moved into place, nothing left behind.
+    EXPECT_TRUE(TemporaryOutputsOf(data).empty()) << what << ": " << TemporaryOutputsOf(data)[0];
     struct stat st;
     if (::stat(data.c_str(), &st) != 0) continue;  // stopped before the output was begun
     ++files;

@@ -1,5 +1,6 @@
 #include "tests/perfdata/test_util.h"
 
+#include <dirent.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -41,6 +42,19 @@ CommandResult RunCommand(const std::string& command) {
   unlink(out.c_str());
   unlink(err.c_str());
   return r;
+}
+
+std::vector<std::string> TemporaryOutputsOf(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
+  const std::string prefix = "." + path.substr(slash + 1) + ".perfring-";
+  std::vector<std::string> out;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (const dirent* e = readdir(d))
+      if (std::string(e->d_name).rfind(prefix, 0) == 0) out.push_back(dir + "/" + e->d_name);
+    closedir(d);
+  }
+  return out;
 }
 
 bool HavePerf() {

@@ -25,6 +25,10 @@ std::string TempPath(const std::string& name);
 std::string ReadFileOrDie(const std::string& path);
 void WriteFileOrDie(const std::string& path, const std::string& bytes);
 
+// The temporary files perfring writes an output PATH at until it is
+// complete (perfdata/output_file.h): ".NAME.perfring-*" in PATH's directory.
+std::vector<std::string> TemporaryOutputsOf(const std::string& path);
+
 // True when /usr/bin/perf exists and runs.
 bool HavePerf();
 

@@ -462,9 +462,13 @@ TEST(WriterFileTest, KeepsAnExistingFileAsDotOld) {
   test_util::WriteFileOrDie(path, "old capture");
   absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(path);
   ASSERT_TRUE(w.ok()) << w.status();
+  ASSERT_TRUE((*w)->Begin(OneEvent(), RecordingInfo()).ok());
+  EXPECT_EQ((*w)->kept_as(), "");
+  EXPECT_EQ(ReadFileOrDie(path), "old capture");  // until the capture is complete
+  ASSERT_TRUE((*w)->Finish().ok());
   EXPECT_EQ((*w)->kept_as(), path + ".old");
   EXPECT_EQ(ReadFileOrDie(path + ".old"), "old capture");
-  EXPECT_EQ(ReadFileOrDie(path), "");
+  EXPECT_EQ(ReadFileOrDie(path).substr(0, 8), "PERFILE2");
 }
 
 TEST(WriterFileTest, RefusesADirectoryAndRenamesNothing) {
@@ -518,7 +522,8 @@ class FileSizeLimit {
 // Writes `count` copies of `recs` (a FINISHED_ROUND between) under a file
 // size limit; returns the status of the first failing call.
 absl::Status WriteUnderLimit(const std::string& path, const std::vector<std::string>& recs,
-                             int count, rlim_t limit, uint64_t* records) {
+                             int count, rlim_t limit, uint64_t* records,
+                             std::string* kept_in = nullptr) {
   absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(path);
   if (!w.ok()) return w.status();
   FileSizeLimit scope(limit);
@@ -532,6 +537,7 @@ absl::Status WriteUnderLimit(const std::string& path, const std::vector<std::str
   }
   if (status.ok()) status = (*w)->Finish();
   *records = (*w)->records();
+  if (kept_in) *kept_in = (*w)->temp_path();
   EXPECT_FALSE((*w)->WriteFinishedRound().ok());  // the error sticks
   return status;
 }
@@ -546,17 +552,23 @@ uint64_t CountRecords(Reader& r) {
 }
 
 TEST_F(WriterTest, AFileSizeLimitKeepsTheWholeRecordsWrittenAndAReadableFile) {
-  const std::string path = TempPath("limited.data");
+  std::string path = TempPath("limited.data");
   uint64_t records = 0;
   // More than 1 MiB of records against a 1 MiB + 13 limit: the flush is
   // cut inside a record.
   const rlim_t limit = (1 << 20) + 13;
-  absl::Status s = WriteUnderLimit(path, recs_, 400, limit, &records);
+  std::string kept_in;
+  absl::Status s = WriteUnderLimit(path, recs_, 400, limit, &records, &kept_in);
   ASSERT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
   EXPECT_TRUE(absl::StrContains(s.message(), path + ": file size limit reached (ulimit -f: 1024 KiB)"))
       << s;
-  EXPECT_TRUE(absl::StrContains(s.message(), absl::StrCat("(", records, " records)"))) << s;
+  EXPECT_TRUE(absl::StrContains(
+      s.message(), absl::StrCat("(", records, " records) in ", kept_in, "; ", path, " is untouched")))
+      << s;
+  // A failed capture is not moved into place: the previous file stays.
   struct stat st;
+  EXPECT_NE(stat(path.c_str(), &st), 0);
+  path = kept_in;
   ASSERT_EQ(stat(path.c_str(), &st), 0);
   EXPECT_LE(static_cast<rlim_t>(st.st_size), limit);
   absl::StatusOr<std::unique_ptr<Reader>> r = Reader::Open(path);
@@ -582,9 +594,10 @@ TEST_F(WriterTest, AFileSizeLimitHitByTheFeaturesKeepsEveryRecord) {
   full->reset();
 
   uint64_t records = 0;
-  absl::Status s = WriteUnderLimit(path, recs_, 1, features_at + 40, &records);
+  std::string kept_in;
+  absl::Status s = WriteUnderLimit(path, recs_, 1, features_at + 40, &records, &kept_in);
   ASSERT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
-  absl::StatusOr<std::unique_ptr<Reader>> r = Reader::Open(path);
+  absl::StatusOr<std::unique_ptr<Reader>> r = Reader::Open(kept_in);
   ASSERT_TRUE(r.ok()) << r.status();
   // WriteUnderLimit adds a FINISHED_ROUND.
   EXPECT_EQ(CountRecords(**r), full_records + 1);
@@ -599,6 +612,21 @@ TEST(WriterFileTest, AFileSizeLimitBelowTheHeaderSaysNothingWasCaptured) {
   absl::Status s = WriteUnderLimit(path, {}, 0, 64, &records);
   ASSERT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
   EXPECT_TRUE(absl::StrContains(s.message(), "nothing was captured")) << s;
+  // Nothing is left behind, at the path or at a temporary name.
+  struct stat st;
+  EXPECT_NE(stat(path.c_str(), &st), 0);
+  EXPECT_TRUE(test_util::TemporaryOutputsOf(path).empty());
+}
+
+TEST(WriterFileTest, AFullDeviceIsOneErrorNamingEnospc) {
+  // /dev/full: a character device (pipe mode) whose every write fails ENOSPC.
+  absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create("/dev/full");
+  ASSERT_TRUE(w.ok()) << w.status();
+  absl::Status s = (*w)->Begin(OneEvent(), RecordingInfo());
+  ASSERT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+  EXPECT_EQ(s.message(), "cannot write /dev/full: No space left on device (ENOSPC); not even the file header "
+                         "fits; nothing was captured");
+  EXPECT_EQ((*w)->Abandon(), "");
 }
 
 TEST(WriterFileTest, CreatesTheFileWithMode0600) {
@@ -608,15 +636,20 @@ TEST(WriterFileTest, CreatesTheFileWithMode0600) {
   umask(old_mask);
   ASSERT_TRUE(w.ok());
   struct stat st;
+  ASSERT_EQ(stat((*w)->temp_path().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+  ASSERT_TRUE((*w)->Begin(OneEvent(), RecordingInfo()).ok());
+  ASSERT_TRUE((*w)->Finish().ok());
   ASSERT_EQ(stat(path.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0600u);
 }
 
 TEST(WriterFileTest, AnUnfinishedFileSaysItWasNotTerminated) {
-  const std::string path = TempPath("unfinished.data");
+  std::string path = TempPath("unfinished.data");
   {
     absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(path);
     ASSERT_TRUE(w.ok());
+    path = (*w)->temp_path();  // where a killed recorder leaves it
     ASSERT_TRUE((*w)->Begin(OneEvent(), RecordingInfo()).ok());
     const std::string rec = Sample(PERF_RECORD_MISC_USER, 0x1000, 5);
     ASSERT_TRUE((*w)->WriteRecord(reinterpret_cast<const uint8_t*>(rec.data()), rec.size()).ok());
@@ -783,7 +816,7 @@ TEST(WriterAuxtraceTest, AFileSizeLimitKeepsWholeAuxtraceRecordsAndTheirIndex) {
   }
   ASSERT_EQ(status.code(), absl::StatusCode::kResourceExhausted) << status;
   const uint64_t records = (*w)->records();
-  absl::StatusOr<std::unique_ptr<Reader>> r = Reader::Open(path);
+  absl::StatusOr<std::unique_ptr<Reader>> r = Reader::Open((*w)->temp_path());
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_GT(records, 900u);
   EXPECT_EQ(CountRecords(**r), records);
@@ -796,6 +829,28 @@ TEST(WriterAuxtraceTest, AFileSizeLimitKeepsWholeAuxtraceRecordsAndTheirIndex) {
   if ((*r)->features().present.test(kFeatAuxtrace)) {
     EXPECT_EQ((*r)->features().auxtrace_index.size(), got.size());
   }
+}
+
+TEST(WriterFileTest, ACaptureNeverFinishedLeavesThePreviousFileAndIsAtItsTemporaryName) {
+  const std::string path = TempPath("kept_good.data");
+  test_util::WriteFileOrDie(path, "the good capture");
+  std::string temp;
+  {
+    absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(path);
+    ASSERT_TRUE(w.ok()) << w.status();
+    temp = (*w)->temp_path();
+    ASSERT_TRUE((*w)->Begin(OneEvent(), RecordingInfo()).ok());
+    const std::string rec = Sample(PERF_RECORD_MISC_USER, 0x1000, 5);
+    ASSERT_TRUE((*w)->WriteRecord(reinterpret_cast<const uint8_t*>(rec.data()), rec.size()).ok());
+    // Abandon (a failed capture): finished where it is.
+    EXPECT_EQ((*w)->Abandon(), temp);
+  }
+  EXPECT_EQ(ReadFileOrDie(path), "the good capture");
+  struct stat st;
+  EXPECT_NE(stat((path + ".old").c_str(), &st), 0);
+  absl::StatusOr<std::unique_ptr<Reader>> r = Reader::Open(temp);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(CountRecords(**r), 1u);
 }
 
 }  // namespace
