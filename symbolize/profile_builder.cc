@@ -102,12 +102,15 @@ class Builder {
     uint64_t start = 0, limit = 0, pgoff = 0;  // its first map
     std::unique_ptr<SourceLines> lines;  // --srcline, once asked
     bool lines_tried = false;
+    bool perf_map = false;          // a JIT's perf-PID.map
   };
 
   absl::Status OnRecord(const perfdata::TimeOrderedRecords::Entry& e);
   absl::Status OnSample(const perfdata::TimeOrderedRecords::Entry& e, const perfring::Sample& s,
                         uint16_t cpumode);
-  uint32_t DsoIndex(absl::string_view name, bool kernel);
+  // The DSO named `name`, added on first sight. `perf_map`: a JIT's
+  // perf-PID.map (symbols from it, not from an ELF file).
+  uint32_t DsoIndex(absl::string_view name, bool kernel, bool perf_map = false);
   uint32_t MappingOf(uint32_t dso);
   // The location of `address` sampled in `pid` with `cpumode`.
   uint32_t Resolve(int32_t pid, uint64_t address, uint16_t cpumode);
@@ -178,13 +181,14 @@ absl::Status Builder::Init() {
   return absl::OkStatus();
 }
 
-uint32_t Builder::DsoIndex(absl::string_view name, bool kernel) {
+uint32_t Builder::DsoIndex(absl::string_view name, bool kernel, bool perf_map) {
   auto [it, inserted] = dso_by_name_.try_emplace(name, static_cast<uint32_t>(dsos_.size()));
   if (inserted) {
     DsoState d;
     d.name = std::string(name);
     d.kernel = kernel;
-    if (!kernel && !IsPseudoFile(name)) {
+    d.perf_map = perf_map;
+    if (!kernel && !perf_map && !IsPseudoFile(name)) {
       absl::string_view key = name;
       auto id = capture_build_ids_.find(key);
       if (id == capture_build_ids_.end() && absl::EndsWith(key, " (deleted)")) {
@@ -229,9 +233,11 @@ uint32_t Builder::MappingOf(uint32_t dso) {
       m.problem = d.dso->problem();
       Warn(absl::StrCat(d.name, ": ", d.dso->problem()));
     }
-  } else if (IsAnon(d.name) || absl::StartsWith(d.name, "/tmp/perf-")) {
-    m.unsymbolized = !absl::StartsWith(d.name, "/tmp/perf-");
-    if (m.unsymbolized) m.problem = "anonymous memory";
+  } else if (d.perf_map) {
+    // symbolized from the JIT's map
+  } else if (IsAnon(d.name)) {
+    m.unsymbolized = true;
+    m.problem = "anonymous memory";
   } else {
     m.unsymbolized = true;
     m.problem = "not a file";
@@ -273,7 +279,7 @@ const Kallsyms* Builder::kallsyms() {
 const PerfMap* Builder::perf_map(int32_t pid) {
   auto [it, inserted] = perf_maps_.try_emplace(pid);
   if (inserted) {
-    absl::StatusOr<PerfMap> m = PerfMap::Load(absl::StrCat("/tmp/perf-", pid, ".map"));
+    absl::StatusOr<PerfMap> m = PerfMap::Load(absl::StrCat(options_.perf_map_dir, "/perf-", pid, ".map"));
     if (m.ok()) it->second = *std::move(m);
   }
   return it->second ? &*it->second : nullptr;
@@ -359,7 +365,8 @@ uint32_t Builder::ResolveUser(int32_t pid, uint64_t address) {
     // JIT code: perf's /tmp/perf-PID.map convention (addresses are absolute).
     if (const PerfMap* pm = perf_map(pid)) {
       if (const PerfMap::Symbol* s = pm->Lookup(address)) {
-        const uint32_t dso = DsoIndex(absl::StrCat("/tmp/perf-", pid, ".map"), false);
+        const uint32_t dso =
+            DsoIndex(absl::StrCat(options_.perf_map_dir, "/perf-", pid, ".map"), false, true);
         loc.mapping = MappingOf(dso);
         loc.dso_offset = address;
         loc.function = FunctionOf(loc.mapping, s->start, s->name);
@@ -374,7 +381,7 @@ uint32_t Builder::ResolveUser(int32_t pid, uint64_t address) {
   loc.dso_offset = address - map->start + map->pgoff;
   uint64_t vaddr = 0;
   if (d.dso != nullptr && !profile_.mappings[loc.mapping].unsymbolized) {
-    if (const ElfFile::Symbol* s = d.dso->Lookup(loc.dso_offset, &vaddr)) {
+    if (const ElfFile::Symbol* s = d.dso->Lookup(map->start, map->pgoff, address, &vaddr)) {
       loc.function = FunctionOf(loc.mapping, s->start, s->name);
       loc.symbol_offset = vaddr - s->start;
     }
