@@ -122,8 +122,15 @@ TEST_F(ElfFileTest, NotElfAndMissingFilesAreErrors) {
   EXPECT_TRUE(absl::IsInvalidArgument(ElfFile::FromBytes("\x7f" "ELF").status()));
 }
 
-TEST(DemangleTest, ItaniumNamesDemangleOthersStay) {
-  EXPECT_EQ(Demangle("_ZN2ns6Widget6methodEi"), "ns::Widget::method(int)");
+TEST(DemangleTest, ItaniumNamesDemangleWithoutParametersAsPerfShowsThem) {
+  EXPECT_EQ(Demangle("_ZN2ns6Widget6methodEi"), "ns::Widget::method");
+  EXPECT_EQ(Demangle("_ZN2ns6Widget6methodEi", /*parameters=*/true), "ns::Widget::method(int)");
+  EXPECT_EQ(Demangle("_ZNK2ns6Widget3getEv"), "ns::Widget::get");  // const method
+  EXPECT_EQ(Demangle("_ZNSt6vectorIiSaIiEE9push_backERKi"), "std::vector<int, std::allocator<int> >::push_back");
+  EXPECT_EQ(Demangle("_ZN12_GLOBAL__N_14funcEv"), "(anonymous namespace)::func");
+  EXPECT_EQ(Demangle("_ZN1AclEi"), "A::operator()");
+  EXPECT_EQ(WithoutParameters("f(int) [clone .isra.0]"), "f [clone .isra.0]");
+  EXPECT_EQ(WithoutParameters("plain"), "plain");
   EXPECT_EQ(Demangle("main"), "main");
   EXPECT_EQ(Demangle("_Znot_valid"), "_Znot_valid");
   EXPECT_EQ(Demangle(""), "");

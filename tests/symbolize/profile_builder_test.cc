@@ -139,7 +139,7 @@ TEST_F(ProfileBuilderTest, PieAndSharedLibraryAddressesGetTheirSymbols) {
   EXPECT_EQ(p->mappings[in_pie.mapping].dso, pie_.path);
   EXPECT_EQ(in_pie.dso_offset, pie_.At("main", 4) - pie_.map_start() + pie_.pgoff());
   const uint32_t lib_loc = *p->stack_begin(p->samples[1].stack);
-  EXPECT_EQ(FunctionName(*p, lib_loc), "ns::Widget::method(int)");
+  EXPECT_EQ(FunctionName(*p, lib_loc), "ns::Widget::method");
   EXPECT_EQ(p->functions[p->locations[lib_loc].function].system_name, "_ZN2ns6Widget6methodEi");
   EXPECT_EQ(p->locations[lib_loc].symbol_offset, 2u);
   EXPECT_EQ(p->comms[p->samples[0].comm], "prog");
@@ -227,7 +227,7 @@ TEST_F(ProfileBuilderTest, ContextMarkersGiveEachEntryItsCpumode) {
   EXPECT_EQ(p->stacks.size(), 1u);
   const std::vector<std::string> names = testing::StackNames(*p, p->samples[0]);
   EXPECT_EQ(names, (std::vector<std::string>{"helper_in_kernel", "ext4_fill_super", "do_syscall_64",
-                                             "c_function", "ns::Widget::method(int)"}));
+                                             "c_function", "ns::Widget::method"}));
   const uint32_t* s = p->stack_begin(p->samples[0].stack);
   EXPECT_TRUE(p->locations[s[0]].kernel);
   EXPECT_EQ(p->mappings[p->locations[s[0]].mapping].dso, "[kernel.kallsyms]");
