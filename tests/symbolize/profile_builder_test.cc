@@ -18,66 +18,27 @@
 #include "tests/perfdata/file_images.h"
 #include "tests/perfdata/test_util.h"
 #include "tests/symbolize/built_elf.h"
+#include "tests/symbolize/capture_images.h"
 #include "tests/symbolize/profile_text.h"
 
 namespace perfring::symbolize {
 namespace {
 
-using perfdata::test_util::Attr;
 using perfdata::test_util::FileImage;
-using perfdata::test_util::RecordBuilder;
+using testing::CommRecord;
 using testing::Compile;
+using testing::ForkRecord;
+using testing::MapFile;
+using testing::Mapped;
+using testing::Mmap2Record;
+using testing::SampleRecord;
+using testing::TestAttr;
 using testing::FreshDir;
 using testing::FunctionName;
 using testing::kTestSource;
 using testing::NmFunctions;
 using testing::ReadelfBuildId;
 using testing::ReadelfLoads;
-
-constexpr uint64_t kId = 7;
-constexpr uint64_t kSampleType = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-                                 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_PERIOD |
-                                 PERF_SAMPLE_CALLCHAIN;
-
-Attr TestAttr() {
-  Attr a = perfdata::test_util::MakeAttr(PERF_COUNT_SW_CPU_CLOCK, {kId});
-  a.attr.sample_type = kSampleType;
-  return a;
-}
-
-// The sample_id trailer of the attr above: TID, TIME, IDENTIFIER.
-RecordBuilder& Trailer(RecordBuilder& b, uint32_t pid, uint64_t time) {
-  return b.U32(pid).U32(pid).U64(time).U64(kId);
-}
-
-std::string Sample(uint32_t pid, uint32_t tid, uint64_t time, uint64_t ip,
-                   const std::vector<uint64_t>& chain, uint16_t cpumode = PERF_RECORD_MISC_USER,
-                   uint64_t addr = 0) {
-  RecordBuilder b(PERF_RECORD_SAMPLE, cpumode);
-  b.U64(kId).U64(ip).U32(pid).U32(tid).U64(time).U64(addr).U64(1000).U64(chain.size());
-  for (uint64_t c : chain) b.U64(c);
-  return b.Finish();
-}
-
-std::string Mmap2(uint32_t pid, uint64_t time, uint64_t addr, uint64_t len, uint64_t pgoff,
-                  const std::string& file, uint16_t cpumode = PERF_RECORD_MISC_USER) {
-  RecordBuilder b(PERF_RECORD_MMAP2, cpumode);
-  b.U32(pid).U32(pid).U64(addr).U64(len).U64(pgoff).U32(8).U32(1).U64(1234).U64(0);
-  b.U32(PROT_READ | PROT_EXEC).U32(MAP_PRIVATE).Str(file);
-  return Trailer(b, pid, time).Finish();
-}
-
-std::string Comm(uint32_t pid, uint32_t tid, uint64_t time, const std::string& comm, bool exec) {
-  RecordBuilder b(PERF_RECORD_COMM, exec ? PERF_RECORD_MISC_COMM_EXEC : 0);
-  b.U32(pid).U32(tid).Str(comm);
-  return Trailer(b, pid, time).Finish();
-}
-
-std::string Fork(uint32_t pid, uint32_t ppid, uint64_t time) {
-  RecordBuilder b(PERF_RECORD_FORK, 0);
-  b.U32(pid).U32(ppid).U32(pid).U32(ppid).U64(time);
-  return Trailer(b, pid, time).Finish();
-}
 
 absl::StatusOr<Profile> Build(const std::string& data, ProfileOptions options = {},
                               const std::vector<perfdata::BuildIdEntry>& build_ids = {}) {
@@ -89,21 +50,6 @@ absl::StatusOr<Profile> Build(const std::string& data, ProfileOptions options = 
   return BuildProfile(**reader, options);
 }
 
-// A compiled ELF file, its executable segment, and where a test maps it.
-struct Mapped {
-  std::string path;
-  testing::LoadSegment text;
-  std::map<std::string, uint64_t> functions;  // nm
-  uint64_t base = 0;  // where the file's address 0 is mapped
-  uint64_t map_start() const { return base + (text.vaddr & ~uint64_t{4095}); }
-  uint64_t pgoff() const { return text.offset & ~uint64_t{4095}; }
-  uint64_t len() const { return ((text.vaddr + text.filesz + 4095) & ~uint64_t{4095}) - (text.vaddr & ~uint64_t{4095}); }
-  uint64_t At(const std::string& fn, uint64_t off = 0) const { return base + functions.at(fn) + off; }
-  std::string MmapAt(uint32_t pid, uint64_t time) const {
-    return Mmap2(pid, time, map_start(), len(), pgoff(), path);
-  }
-};
-
 class ProfileBuilderTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -111,25 +57,14 @@ class ProfileBuilderTest : public ::testing::Test {
     pie_ = MapFile(Compile(dir_, "prog", kTestSource, "-pie -fPIE -Wl,-z,separate-code"), 0x555555554000);
     lib_ = MapFile(Compile(dir_, "libx.so", kTestSource, "-shared -fPIC"), 0x7f1234560000);
   }
-  static Mapped MapFile(const std::string& path, uint64_t base) {
-    Mapped m;
-    m.path = path;
-    m.base = base;
-    m.functions = NmFunctions(path);
-    for (const testing::LoadSegment& s : ReadelfLoads(path)) {
-      if (s.exec) m.text = s;
-    }
-    EXPECT_GT(m.text.filesz, 0u) << path;
-    return m;
-  }
   std::string dir_;
   Mapped pie_, lib_;
 };
 
 TEST_F(ProfileBuilderTest, PieAndSharedLibraryAddressesGetTheirSymbols) {
-  const std::string data = pie_.MmapAt(10, 1) + lib_.MmapAt(10, 2) + Comm(10, 10, 3, "prog", false) +
-                           Sample(10, 10, 4, pie_.At("main", 4), {}) +
-                           Sample(10, 10, 5, lib_.At("_ZN2ns6Widget6methodEi", 2), {});
+  const std::string data = pie_.MmapAt(10, 1) + lib_.MmapAt(10, 2) + CommRecord(10, 10, 3, "prog", false) +
+                           SampleRecord(10, 10, 4, pie_.At("main", 4), {}) +
+                           SampleRecord(10, 10, 5, lib_.At("_ZN2ns6Widget6methodEi", 2), {});
   absl::StatusOr<Profile> p = Build(data);
   ASSERT_TRUE(p.ok()) << p.status();
   ASSERT_EQ(p->samples.size(), 2u);
@@ -150,7 +85,7 @@ TEST_F(ProfileBuilderTest, NoDemangleKeepsTheSymbolTablesName) {
   ProfileOptions options;
   options.demangle = false;
   absl::StatusOr<Profile> p =
-      Build(lib_.MmapAt(10, 1) + Sample(10, 10, 2, lib_.At("_ZN2ns6Widget6methodEi"), {}), options);
+      Build(lib_.MmapAt(10, 1) + SampleRecord(10, 10, 2, lib_.At("_ZN2ns6Widget6methodEi"), {}), options);
   ASSERT_TRUE(p.ok()) << p.status();
   EXPECT_EQ(FunctionName(*p, *p->stack_begin(p->samples[0].stack)), "_ZN2ns6Widget6methodEi");
 }
@@ -158,9 +93,9 @@ TEST_F(ProfileBuilderTest, NoDemangleKeepsTheSymbolTablesName) {
 TEST_F(ProfileBuilderTest, SideBandAppliesInTimeOrderNotFileOrder) {
   // In the file the sample comes after exec dropped the maps, but it was
   // taken before (time 5 < 6): it still sees the library.
-  const std::string data = lib_.MmapAt(10, 1) + Comm(10, 10, 6, "new", true) +
-                           Sample(10, 10, 5, lib_.At("c_function"), {}) +
-                           Sample(10, 10, 7, lib_.At("c_function"), {});
+  const std::string data = lib_.MmapAt(10, 1) + CommRecord(10, 10, 6, "new", true) +
+                           SampleRecord(10, 10, 5, lib_.At("c_function"), {}) +
+                           SampleRecord(10, 10, 7, lib_.At("c_function"), {});
   absl::StatusOr<Profile> p = Build(data);
   ASSERT_TRUE(p.ok()) << p.status();
   ASSERT_EQ(p->samples.size(), 2u);
@@ -175,8 +110,8 @@ TEST_F(ProfileBuilderTest, SideBandAppliesInTimeOrderNotFileOrder) {
 }
 
 TEST_F(ProfileBuilderTest, AForkedProcessInheritsItsParentsMapsAndComm) {
-  const std::string data = lib_.MmapAt(10, 1) + Comm(10, 10, 2, "parent", false) + Fork(20, 10, 3) +
-                           Sample(20, 20, 4, lib_.At("c_function"), {});
+  const std::string data = lib_.MmapAt(10, 1) + CommRecord(10, 10, 2, "parent", false) + ForkRecord(20, 10, 3) +
+                           SampleRecord(20, 20, 4, lib_.At("c_function"), {});
   absl::StatusOr<Profile> p = Build(data);
   ASSERT_TRUE(p.ok()) << p.status();
   EXPECT_EQ(FunctionName(*p, *p->stack_begin(p->samples[0].stack)), "c_function");
@@ -188,8 +123,8 @@ TEST_F(ProfileBuilderTest, ANewMapReplacesTheOneItCovers) {
   Mapped over = lib_;
   over.base = pie_.map_start() - (lib_.text.vaddr & ~uint64_t{4095});
   const uint64_t ip = over.At("c_function");
-  const std::string data = pie_.MmapAt(10, 1) + Sample(10, 10, 2, ip, {}) + over.MmapAt(10, 3) +
-                           Sample(10, 10, 4, ip, {});
+  const std::string data = pie_.MmapAt(10, 1) + SampleRecord(10, 10, 2, ip, {}) + over.MmapAt(10, 3) +
+                           SampleRecord(10, 10, 4, ip, {});
   absl::StatusOr<Profile> p = Build(data);
   ASSERT_TRUE(p.ok()) << p.status();
   const Location& before = p->locations[*p->stack_begin(p->samples[0].stack)];
@@ -212,11 +147,11 @@ TEST_F(ProfileBuilderTest, ContextMarkersGiveEachEntryItsCpumode) {
   const uint64_t user_leaf = lib_.At("c_function", 1), user_caller = lib_.At("_ZN2ns6Widget6methodEi", 9);
   const std::string data =
       lib_.MmapAt(10, 1) +
-      Sample(10, 10, 2, 0xffffffff81000210,
+      SampleRecord(10, 10, 2, 0xffffffff81000210,
              {PERF_CONTEXT_KERNEL, 0xffffffff81000210, 0xffffffffc0000010, 0xffffffff81000105,
               PERF_CONTEXT_USER, user_leaf, user_caller},
              PERF_RECORD_MISC_KERNEL) +
-      Sample(10, 10, 3, 0xffffffff81000210,
+      SampleRecord(10, 10, 3, 0xffffffff81000210,
              {PERF_CONTEXT_KERNEL, 0xffffffff81000210, 0xffffffffc0000010, 0xffffffff81000105,
               PERF_CONTEXT_USER, user_leaf, user_caller},
              PERF_RECORD_MISC_KERNEL);
@@ -243,7 +178,7 @@ TEST_F(ProfileBuilderTest, RecordAddressesKeepTheCallchainAsRecorded) {
   options.record_addresses = true;
   const std::string data =
       lib_.MmapAt(10, 1) +
-      Sample(10, 10, 2, lib_.At("c_function"), {PERF_CONTEXT_USER, lib_.At("c_function"), 0x1234},
+      SampleRecord(10, 10, 2, lib_.At("c_function"), {PERF_CONTEXT_USER, lib_.At("c_function"), 0x1234},
              PERF_RECORD_MISC_USER, lib_.At("main"));
   absl::StatusOr<Profile> p = Build(data, options);
   ASSERT_TRUE(p.ok()) << p.status();
@@ -263,8 +198,8 @@ TEST_F(ProfileBuilderTest, JitCodeIsNamedFromThePerfMapFile) {
   std::ofstream(dir_ + "/perf-10.map") << "7f0000001000 40 jitted_a\n"
                                           "0x7f0000001040 0x20 LazyCompile:*hot js/app.js:3\n"
                                           "garbage line\n";
-  const std::string data = Mmap2(10, 1, 0x7f0000000000, 0x10000, 0, "//anon") +
-                           Sample(10, 10, 2, 0x7f0000001048, {}) + Sample(10, 10, 3, 0x7f0000002000, {});
+  const std::string data = Mmap2Record(10, 1, 0x7f0000000000, 0x10000, 0, "//anon") +
+                           SampleRecord(10, 10, 2, 0x7f0000001048, {}) + SampleRecord(10, 10, 3, 0x7f0000002000, {});
   absl::StatusOr<Profile> p = Build(data, options);
   ASSERT_TRUE(p.ok()) << p.status();
   const uint32_t jit = *p->stack_begin(p->samples[0].stack);
@@ -288,9 +223,9 @@ TEST_F(ProfileBuilderTest, TheCapturesBuildIdWinsOverTheFileOnDisk) {
   for (size_t i = 0; i + 1 < hex.size(); i += 2) right.build_id.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
   right.filename = pie_.path;
   const std::string data = lib_.MmapAt(10, 1) + pie_.MmapAt(10, 2) +
-                           Sample(10, 10, 3, lib_.At("c_function"), {}) +
-                           Sample(10, 10, 4, lib_.At("c_function", 1), {}) +
-                           Sample(10, 10, 5, pie_.At("main"), {});
+                           SampleRecord(10, 10, 3, lib_.At("c_function"), {}) +
+                           SampleRecord(10, 10, 4, lib_.At("c_function", 1), {}) +
+                           SampleRecord(10, 10, 5, pie_.At("main"), {});
   absl::StatusOr<Profile> p = Build(data, {}, {wrong, right});
   ASSERT_TRUE(p.ok()) << p.status();
   const Location& l = p->locations[*p->stack_begin(p->samples[0].stack)];
@@ -308,7 +243,7 @@ TEST_F(ProfileBuilderTest, TheCapturesBuildIdWinsOverTheFileOnDisk) {
 }
 
 TEST_F(ProfileBuilderTest, ThreadsWithoutACommAreNamedAsPerfNamesThem) {
-  absl::StatusOr<Profile> p = Build(Sample(0, 0, 1, 0x1000, {}) + Sample(33, 34, 2, 0x1000, {}));
+  absl::StatusOr<Profile> p = Build(SampleRecord(0, 0, 1, 0x1000, {}) + SampleRecord(33, 34, 2, 0x1000, {}));
   ASSERT_TRUE(p.ok()) << p.status();
   EXPECT_EQ(p->comms[p->samples[0].comm], "swapper");
   EXPECT_EQ(p->comms[p->samples[1].comm], ":34");
@@ -318,7 +253,7 @@ TEST_F(ProfileBuilderTest, ThreadsWithoutACommAreNamedAsPerfNamesThem) {
 }
 
 TEST_F(ProfileBuilderTest, UserMistakesAreOneLineErrors) {
-  const std::string data = Comm(10, 10, 1, "prog", false);
+  const std::string data = CommRecord(10, 10, 1, "prog", false);
   ProfileOptions missing;
   missing.kallsyms = dir_ + "/no-such-kallsyms";
   absl::StatusOr<Profile> p = Build(data, missing);
