@@ -45,6 +45,10 @@ std::string WithoutParameters(absl::string_view demangled) {
 
 std::string Demangle(absl::string_view name, bool parameters) {
   if (!absl::StartsWith(name, "_Z")) return std::string(name);
+  // A synthesized PLT name: the function's, demangled, then "@plt" (perf's).
+  if (absl::EndsWith(name, "@plt")) {
+    return absl::StrCat(Demangle(name.substr(0, name.size() - 4), parameters), "@plt");
+  }
   const std::string mangled(name);  // NUL-terminated for the C ABI
   int status = 0;
   char* out = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);

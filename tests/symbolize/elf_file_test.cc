@@ -8,11 +8,14 @@
 #include <fstream>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "symbolize/demangle.h"
 #include "perfdata/build_id.h"
 #include "symbolize/dso.h"
+#include "tests/perfdata/test_util.h"
 #include "tests/symbolize/built_elf.h"
 
 namespace perfring::symbolize {
@@ -112,6 +115,44 @@ TEST_F(ElfFileTest, AStrippedLibraryFallsBackToDynsym) {
   const ElfFile::Symbol* s = (*f)->Lookup(dyn.at("c_function"));
   ASSERT_NE(s, nullptr);
   EXPECT_EQ(s->name, "c_function");
+}
+
+TEST_F(ElfFileTest, PltEntriesAreNamedAsObjdumpNamesThem) {
+  const std::string prog = Compile(dir_, "calls", R"(
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+int main(int argc, char** argv) {
+  char* p = static_cast<char*>(std::malloc(16));
+  std::strcpy(p, argv[0]);
+  std::printf("%zu %d\n", std::strlen(p), std::atoi(argc > 1 ? argv[1] : "1"));
+  std::free(p);
+  return 0;
+}
+)", "-pie -fPIE");
+  ASSERT_FALSE(prog.empty());
+  absl::StatusOr<std::unique_ptr<ElfFile>> f = ElfFile::Open(prog);
+  ASSERT_TRUE(f.ok()) << f.status();
+  // objdump -d labels each entry "<name@plt>:".
+  perfdata::test_util::CommandResult d =
+      perfdata::test_util::RunCommand("objdump -d -j .plt -j .plt.sec " + prog);
+  int checked = 0;
+  for (absl::string_view line : absl::StrSplit(d.out, '\n')) {
+    const size_t lt = line.find(" <"), at = line.find("@plt>:");
+    uint64_t addr = 0;
+    if (lt == absl::string_view::npos || at == absl::string_view::npos ||
+        !absl::SimpleHexAtoi(line.substr(0, lt), &addr)) {
+      continue;
+    }
+    const std::string want(line.substr(lt + 2, at + 4 - (lt + 2)));  // "strlen@plt"
+    const ElfFile::Symbol* s = (*f)->Lookup(addr + 2);
+    ASSERT_NE(s, nullptr) << want;
+    EXPECT_EQ(s->name.substr(0, s->name.find('@')), want.substr(0, want.find('@'))) << s->name;
+    EXPECT_TRUE(absl::EndsWith(s->name, "@plt")) << s->name;
+    ++checked;
+  }
+  EXPECT_GE(checked, 4) << d.out;
+  EXPECT_EQ(Demangle("_Znwm@plt"), "operator new@plt");
 }
 
 TEST_F(ElfFileTest, NotElfAndMissingFilesAreErrors) {
