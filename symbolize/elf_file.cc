@@ -23,7 +23,8 @@ Elf* AsElf(void* p) { return static_cast<Elf*>(p); }
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<ElfFile>> ElfFile::Open(const std::string& path) {
+absl::StatusOr<std::unique_ptr<ElfFile>> ElfFile::Open(const std::string& path,
+                                                       const ElfFile* plt_from) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     const int e = errno;
@@ -37,6 +38,7 @@ absl::StatusOr<std::unique_ptr<ElfFile>> ElfFile::Open(const std::string& path) 
   }
   std::unique_ptr<ElfFile> file(new ElfFile());
   file->path_ = path;
+  file->plt_from_ = plt_from;
   file->size_ = static_cast<size_t>(st.st_size);
   if (file->size_ > 0) {
     // Private and writable: libelf may convert a foreign-endian table in place.
@@ -192,6 +194,18 @@ std::vector<SymbolCandidate> ElfFile::ReadSymbols(void* section) {
 }
 
 void ElfFile::AddPltSymbols(std::vector<SymbolCandidate>* out) {
+  if (plt_ == nullptr && plt_sec_ == nullptr && plt_from_ != nullptr) {
+    for (const Symbol& s : plt_from_->plt_symbols_) {
+      SymbolCandidate c;
+      c.start = s.start;
+      c.end = s.end;
+      c.name = s.name;
+      c.binding = STB_GLOBAL;
+      c.type = STT_FUNC;
+      out->push_back(c);
+    }
+    return;
+  }
   if (machine_ != EM_X86_64 || rela_plt_ == nullptr || (plt_ == nullptr && plt_sec_ == nullptr)) {
     return;
   }
@@ -243,6 +257,7 @@ void ElfFile::AddPltSymbols(std::vector<SymbolCandidate>* out) {
     c.binding = STB_GLOBAL;
     c.type = STT_FUNC;
     out->push_back(c);
+    plt_symbols_.push_back({c.start, c.end, c.name});
   }
 }
 

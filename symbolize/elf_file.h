@@ -46,7 +46,12 @@ class ElfFile {
 
   // Opens and maps the file at `path`. NotFound when it does not exist,
   // InvalidArgument when it is not an ELF file or its tables are malformed.
-  static absl::StatusOr<std::unique_ptr<ElfFile>> Open(const std::string& path);
+  // `plt_from` (a separate debug file's image, which must outlive the
+  // result): its name@plt symbols join this file's when this file has no
+  // PLT of its own (a debug file's .plt is NOBITS), before perf's choice, so
+  // that a size-less symbol before the PLT ends where the PLT starts.
+  static absl::StatusOr<std::unique_ptr<ElfFile>> Open(const std::string& path,
+                                                       const ElfFile* plt_from = nullptr);
   // The same on an image held in memory (the vDSO, tests, fuzzing).
   static absl::StatusOr<std::unique_ptr<ElfFile>> FromBytes(std::string bytes,
                                                             std::string name = "<memory>");
@@ -104,6 +109,8 @@ class ElfFile {
   void* plt_sec_ = nullptr;
   uint16_t machine_ = 0;
   std::deque<std::string> plt_names_;  // the synthesized names (stable addresses)
+  std::vector<Symbol> plt_symbols_;    // the synthesized symbols (also in symbols_)
+  const ElfFile* plt_from_ = nullptr;
 };
 
 }  // namespace perfring::symbolize
