@@ -15,10 +15,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_replace.h"
 #include "decode/decoder.h"
 #include "decode/record.h"
 #include "perfdata/build_id.h"
+#include "perfdata/dso_hits.h"
 #include "perfdata/time_order.h"
 #include "symbolize/address_spaces.h"
 #include "symbolize/demangle.h"
@@ -31,13 +31,14 @@
 namespace perfring::symbolize {
 namespace {
 
-constexpr absl::string_view kKernelDso = "[kernel.kallsyms]";
+using perfdata::ModuleName;
+constexpr absl::string_view kKernelDso = perfdata::DsoHits::kKernelDso;
 
 bool IsKernelMode(uint16_t cpumode) {
   return cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL;
 }
 
-// Anonymous executable memory: perf looks its symbols up in /tmp/perf-PID.map.
+// Memory that is no file ("anonymous memory" when no JIT map names it).
 bool IsAnon(absl::string_view name) {
   return name == "//anon" || absl::StartsWith(name, "[anon") || absl::StartsWith(name, "/memfd:") ||
          name == "/dev/zero" || name == "/anon_hugepage" || name.empty();
@@ -56,17 +57,6 @@ bool IsJitMemory(absl::string_view name) {
 bool IsPseudoFile(absl::string_view name) {
   return (absl::StartsWith(name, "[") && name != "[vdso]") || absl::StartsWith(name, "//") ||
          IsAnon(name);
-}
-
-// "[ext4]" or ".../ext4.ko[.xz]" -> "ext4".
-std::string ModuleName(absl::string_view name) {
-  if (absl::StartsWith(name, "[") && absl::EndsWith(name, "]")) {
-    name = name.substr(1, name.size() - 2);
-  } else {
-    name = name.substr(name.rfind('/') + 1);
-    name = name.substr(0, name.find(".ko"));
-  }
-  return absl::StrReplaceAll(name, {{"-", "_"}});
 }
 
 // PERF_CONTEXT_USER_DEFERRED (Linux 6.18): the user part comes in a later
