@@ -495,10 +495,12 @@ absl::Status Builder::OnSample(const perfdata::TimeOrderedRecords::Entry& e, con
   if (type & PERF_SAMPLE_TID) {
     out.pid = static_cast<int32_t>(s.pid);
     out.tid = static_cast<int32_t>(s.tid);
-    auto c = thread_comm_.find(out.tid);
-    out.comm = c != thread_comm_.end() ? c->second
-                                       : CommIndex(out.tid == 0 ? std::string("swapper")
-                                                                : absl::StrCat(":", out.tid));
+    auto [c, unnamed] = thread_comm_.try_emplace(out.tid, kNone);
+    if (unnamed) {
+      // perf's names for threads no COMM named (kept until one does).
+      c->second = CommIndex(out.tid == 0 ? std::string("swapper") : absl::StrCat(":", out.tid));
+    }
+    out.comm = c->second;
   }
   if (type & PERF_SAMPLE_CPU) out.cpu = static_cast<int32_t>(s.cpu);
   if (type & PERF_SAMPLE_TIME) out.time = s.time;
