@@ -1,6 +1,5 @@
 // perfring dump: a perf.data file (perfring's or perf's) as JSON Lines.
 #include <stdio_ext.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -23,7 +22,8 @@ int DumpCommand(const std::vector<std::string>& args) {
   bool input_set = false;
   using A = OptionSpec::Arg;
   ArgParser p(
-      "perfring dump [FILE|-] [--sort file|time] [--header] [--format jsonl|perf-json] [--threads N] [-o OUT]");
+      "perfring dump [FILE|-] [--sort file|time] [--header] [--format jsonl|perf-json] [--threads N] "
+      "[--symbolize [--srcline] [--kallsyms FILE] [--symfs DIR] [--no-demangle]] [-o OUT]");
   p.Add({'i', "input", A::kRequired, "FILE", "input file (default perf.data; - = stdin)",
          [&](absl::string_view v) {
            options.path = std::string(v);
@@ -58,6 +58,35 @@ int DumpCommand(const std::vector<std::string>& args) {
            options.threads = static_cast<int>(n);
            return absl::OkStatus();
          }});
+  p.Add({0, "symbolize", A::kNone, "",
+         "add sym, symoff, dso, dsoff to each sample's ip, addr (addr_*) and callchain entries",
+         [&](absl::string_view) {
+           options.symbolize = true;
+           return absl::OkStatus();
+         }});
+  p.Add({0, "srcline", A::kNone, "", "with --symbolize: also \"srcline\": \"file.c:42\" (DWARF line tables)",
+         [&](absl::string_view) {
+           options.symbolize = options.symbols.srcline = true;
+           return absl::OkStatus();
+         }});
+  p.Add({0, "kallsyms", A::kRequired, "FILE", "with --symbolize: kernel symbols from FILE, not /proc/kallsyms",
+         [&](absl::string_view v) {
+           options.symbolize = true;
+           options.symbols.kallsyms = std::string(v);
+           return absl::OkStatus();
+         }});
+  p.Add({0, "symfs", A::kRequired, "DIR", "with --symbolize: look binaries up under DIR",
+         [&](absl::string_view v) {
+           options.symbolize = true;
+           options.symbols.symfs = std::string(v);
+           return absl::OkStatus();
+         }});
+  p.Add({0, "no-demangle", A::kNone, "", "with --symbolize: C++ names as mangled in the symbol table",
+         [&](absl::string_view) {
+           options.symbolize = true;
+           options.symbols.demangle = false;
+           return absl::OkStatus();
+         }});
   p.Add({'o', "output", A::kRequired, "OUT", "write here instead of stdout",
          [&](absl::string_view v) {
            output = std::string(v);
@@ -75,26 +104,14 @@ int DumpCommand(const std::vector<std::string>& args) {
     return 2;
   }
   if (positional.size() == 1) options.path = positional[0];
+  if (options.symbolize && options.format == DumpOptions::Format::kPerfJson) {
+    std::fprintf(stderr, "perfring dump: --symbolize applies to --format jsonl only\n");
+    return 2;
+  }
   // No such file, but a capture never moved into place beside it (its
   // recorder was killed, or it failed): say where it is.
-  struct stat st;
-  if (options.path != "-" && lstat(options.path.c_str(), &st) != 0 && errno == ENOENT) {
-    std::string newest;
-    struct timespec newest_time = {0, 0};
-    for (const std::string& left : perfdata::TemporaryFilesOf(options.path)) {
-      if (lstat(left.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
-      if (newest.empty() || st.st_mtim.tv_sec > newest_time.tv_sec ||
-          (st.st_mtim.tv_sec == newest_time.tv_sec && st.st_mtim.tv_nsec > newest_time.tv_nsec)) {
-        newest = left;
-        newest_time = st.st_mtim;
-      }
-    }
-    if (!newest.empty()) {
-      return ReportError("dump", absl::NotFoundError(absl::StrCat(
-                                     "no ", options.path, "; a capture that was not finished is at ", newest,
-                                     " (its recorder was killed or failed): perfring dump ", newest)));
-    }
-  }
+  if (absl::Status unfinished = perfdata::CheckForUnfinishedOutput(options.path, "dump"); !unfinished.ok())
+    return ReportError("dump", unfinished);
 
   // perfdata/output_file.h's rule: written at a temporary name, moved to OUT
   // when complete (a previous file kept as OUT.old); a directory or socket

@@ -233,6 +233,25 @@ std::vector<std::string> TemporaryFilesOf(const std::string& path) {
   return out;
 }
 
+absl::Status CheckForUnfinishedOutput(const std::string& path, absl::string_view command) {
+  struct stat st;
+  if (path == "-" || lstat(path.c_str(), &st) == 0 || errno != ENOENT) return absl::OkStatus();
+  std::string newest;
+  struct timespec newest_time = {0, 0};
+  for (const std::string& left : TemporaryFilesOf(path)) {
+    if (lstat(left.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (newest.empty() || st.st_mtim.tv_sec > newest_time.tv_sec ||
+        (st.st_mtim.tv_sec == newest_time.tv_sec && st.st_mtim.tv_nsec > newest_time.tv_nsec)) {
+      newest = left;
+      newest_time = st.st_mtim;
+    }
+  }
+  if (newest.empty()) return absl::OkStatus();
+  return absl::NotFoundError(absl::StrCat("no ", path, "; a capture that was not finished is at ", newest,
+                                          " (its recorder was killed or failed): perfring ", command, " ",
+                                          newest));
+}
+
 void DiscardOutputFile(const OutputFile& out) {
   if (out.kind == OutputKind::kFile && !out.temp_path.empty()) unlink(out.temp_path.c_str());
 }

@@ -95,6 +95,12 @@ void DiscardOutputFile(const OutputFile& out);
 // moved into place, left by a recorder killed or a capture that failed.
 std::vector<std::string> TemporaryFilesOf(const std::string& path);
 
+// For a command about to read `path`: when nothing is there but an output
+// never moved into place sits beside it, NotFound naming the newest of them
+// ("no PATH; a capture that was not finished is at TEMP ... perfring dump
+// TEMP"); OK otherwise (the read then reports what it finds).
+absl::Status CheckForUnfinishedOutput(const std::string& path, absl::string_view command);
+
 // "No space left on device (ENOSPC)": strerror and the errno's name.
 std::string ErrnoText(int err);
 

@@ -1,0 +1,120 @@
+#include "symbolize/kallsyms.h"
+
+#include <elf.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "symbolize/symbol_choice.h"
+
+namespace perfring::symbolize {
+namespace {
+
+bool IsText(char type) { return type == 't' || type == 'T' || type == 'w' || type == 'W'; }
+
+// perf's kallsyms2elf_binding: 'W' weak, upper case global, else local.
+uint8_t Binding(char type) {
+  if (type == 'W') return STB_WEAK;
+  return type >= 'A' && type <= 'Z' ? STB_GLOBAL : STB_LOCAL;
+}
+
+}  // namespace
+
+absl::StatusOr<Kallsyms> Kallsyms::Parse(std::string text) {
+  Kallsyms k;
+  k.text_ = std::make_unique<std::string>(std::move(text));
+  const absl::string_view all(*k.text_);
+  size_t line_no = 0;
+  bool any_nonzero = false;
+  size_t lines = 0;
+  std::vector<char> types;  // parallel to symbols_ while parsing
+  for (absl::string_view line : absl::StrSplit(all, '\n')) {
+    ++line_no;
+    if (line.empty()) continue;
+    ++lines;
+    // "ffffffff81000000 T _text" or "ffffffffc0a01000 t ext4_fill_super\t[ext4]"
+    const size_t sp1 = line.find(' ');
+    const size_t sp2 = sp1 == absl::string_view::npos ? sp1 : line.find(' ', sp1 + 1);
+    uint64_t address = 0;
+    if (sp2 == absl::string_view::npos || sp2 != sp1 + 2 ||
+        !absl::SimpleHexAtoi(line.substr(0, sp1), &address)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("kallsyms line ", line_no, ": expected \"ADDRESS TYPE NAME\", got \"",
+                       line.substr(0, 80), "\""));
+    }
+    if (address != 0) any_nonzero = true;
+    const char type = line[sp1 + 1];
+    absl::string_view name = line.substr(sp2 + 1);
+    absl::string_view module;
+    if (const size_t tab = name.find('\t'); tab != absl::string_view::npos) {
+      module = name.substr(tab + 1);
+      name = name.substr(0, tab);
+      if (module.size() >= 2 && module.front() == '[' && module.back() == ']') {
+        module = module.substr(1, module.size() - 2);
+      }
+    }
+    if (name.empty()) continue;
+    if (name == "_text" && !k.text_start_) k.text_start_ = address;
+    if (name == "_stext" && !k.stext_start_) k.stext_start_ = address;
+    if (!IsText(type)) continue;
+    k.symbols_.push_back({address, address, name, module});
+    types.push_back(type);
+  }
+  if (lines > 0 && !any_nonzero) {
+    return absl::InvalidArgumentError(
+        "kallsyms: every address is 0 (hidden by kernel.kptr_restrict; read it as root or "
+        "with kptr_restrict=0)");
+  }
+  // perf's choice among aliases and its ends (symbol_choice.h): of
+  // aliases (no sizes in kallsyms) the last one listed gets the size.
+  std::vector<SymbolCandidate> chosen_from(k.symbols_.size());
+  for (size_t i = 0; i < chosen_from.size(); ++i) {
+    chosen_from[i] = {k.symbols_[i].start, k.symbols_[i].start, k.symbols_[i].name, Binding(types[i]),
+              STT_FUNC, static_cast<uint32_t>(i)};
+  }
+  ChooseSymbols(&chosen_from);
+  std::vector<Symbol> chosen;
+  chosen.reserve(chosen_from.size());
+  for (const SymbolCandidate& c : chosen_from) chosen.push_back({c.start, c.end, c.name, k.symbols_[c.index].module});
+  k.symbols_ = std::move(chosen);
+  return k;
+}
+
+absl::StatusOr<Kallsyms> Kallsyms::Load(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    const int e = errno;
+    const std::string what = absl::StrCat(path, ": ", std::strerror(e));
+    return e == ENOENT ? absl::NotFoundError(what) : absl::PermissionDeniedError(what);
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  absl::StatusOr<Kallsyms> k = Parse(text.str());
+  if (!k.ok()) return absl::InvalidArgumentError(absl::StrCat(path, ": ", k.status().message()));
+  return k;
+}
+
+const Kallsyms::Symbol* Kallsyms::Lookup(uint64_t address) const {
+  auto it = std::upper_bound(symbols_.begin(), symbols_.end(), address,
+                             [](uint64_t a, const Symbol& s) { return a < s.start; });
+  if (it == symbols_.begin()) return nullptr;
+  --it;
+  return address < it->end ? &*it : nullptr;
+}
+
+std::optional<uint64_t> Kallsyms::AddressOf(absl::string_view name) const {
+  if (name == "_text") return text_start_;
+  if (name == "_stext") return stext_start_;
+  for (const Symbol& s : symbols_) {
+    if (s.name == name) return s.start;
+  }
+  return std::nullopt;
+}
+
+}  // namespace perfring::symbolize

@@ -1,0 +1,735 @@
+#include "symbolize/profile_builder.h"
+
+#include <linux/perf_event.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <climits>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "decode/decoder.h"
+#include "decode/record.h"
+#include "perfdata/build_id.h"
+#include "perfdata/dso_hits.h"
+#include "perfdata/time_order.h"
+#include "symbolize/address_spaces.h"
+#include "symbolize/demangle.h"
+#include "symbolize/dso.h"
+#include "symbolize/dwarf_unwinder.h"
+#include "symbolize/kallsyms.h"
+#include "symbolize/perf_map.h"
+#include "symbolize/source_lines.h"
+
+namespace perfring::symbolize {
+namespace {
+
+using perfdata::ModuleName;
+constexpr absl::string_view kKernelDso = perfdata::DsoHits::kKernelDso;
+
+// The host's kernel. A guest's addresses (and the hypervisor's) belong to
+// another machine, whose maps and symbols the capture does not hold: they
+// stay hex, never looked up in the host's.
+bool IsKernelMode(uint16_t cpumode) { return cpumode == PERF_RECORD_MISC_KERNEL; }
+bool IsOtherMachine(uint16_t cpumode) {
+  return cpumode == PERF_RECORD_MISC_GUEST_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_USER ||
+         cpumode == PERF_RECORD_MISC_HYPERVISOR;
+}
+constexpr int32_t kOtherMachineSpace = INT32_MIN;  // the location cache's key for them
+
+// Memory that is no file ("anonymous memory" when no JIT map names it).
+bool IsAnon(absl::string_view name) {
+  return name == "//anon" || absl::StartsWith(name, "[anon") || absl::StartsWith(name, "/memfd:") ||
+         name == "/dev/zero" || name == "/anon_hugepage" || name.empty();
+}
+
+// perf's map__new: executable memory under these names is a JIT's, named by
+// its perf-PID.map (is_anon_memory, is_no_dso_memory).
+bool IsJitMemory(absl::string_view name) {
+  return name == "//anon" || absl::StartsWith(name, "/dev/zero") ||
+         absl::StartsWith(name, "/anon_hugepage") || absl::StartsWith(name, "[stack") ||
+         absl::StartsWith(name, "/SYSV") || name == "[heap]";
+}
+
+// Names that are no file: "[heap]", "[stack]", "[vsyscall]", "//anon" ...
+// ("[vdso]" is handled as a file: this process's own vDSO.)
+bool IsPseudoFile(absl::string_view name) {
+  return (absl::StartsWith(name, "[") && name != "[vdso]") || absl::StartsWith(name, "//") ||
+         IsAnon(name);
+}
+
+// PERF_CONTEXT_USER_DEFERRED (Linux 6.18): the user part comes in a later
+// CALLCHAIN_DEFERRED record, which this does not stitch in.
+constexpr uint64_t kContextUserDeferred = static_cast<uint64_t>(-640);
+
+// The cpumode a PERF_CONTEXT_* marker gives the callchain entries after it.
+uint16_t ContextCpumode(uint64_t marker) {
+  switch (marker) {
+    case PERF_CONTEXT_HV: return PERF_RECORD_MISC_HYPERVISOR;
+    case PERF_CONTEXT_KERNEL: return PERF_RECORD_MISC_KERNEL;
+    case PERF_CONTEXT_USER: return PERF_RECORD_MISC_USER;
+    case PERF_CONTEXT_GUEST:  // a guest's entries follow: another machine's, as GUEST_KERNEL's
+    case PERF_CONTEXT_GUEST_KERNEL: return PERF_RECORD_MISC_GUEST_KERNEL;
+    case PERF_CONTEXT_GUEST_USER: return PERF_RECORD_MISC_GUEST_USER;
+    default: return PERF_RECORD_MISC_CPUMODE_UNKNOWN;
+  }
+}
+
+struct CacheKey {
+  uint64_t address;
+  int32_t pid;
+  uint32_t generation;
+  bool operator==(const CacheKey& o) const {
+    return address == o.address && pid == o.pid && generation == o.generation;
+  }
+  template <typename H>
+  friend H AbslHashValue(H h, const CacheKey& k) {
+    return H::combine(std::move(h), k.address, k.pid, k.generation);
+  }
+};
+
+class Builder {
+ public:
+  Builder(perfdata::Reader& reader, const ProfileOptions& options)
+      : reader_(reader), options_(options) {}
+
+  absl::Status Init();
+  absl::StatusOr<Profile> Run();
+
+ private:
+  struct DsoState {
+    std::unique_ptr<Dso> dso;       // files; null for pseudo names and the kernel
+    std::string name;               // as mapped ("[kernel.kallsyms]" for the kernel)
+    bool kernel = false;
+    uint32_t mapping = kNone;       // in profile_.mappings, once hit
+    uint64_t start = 0, limit = 0, pgoff = 0;  // its first map
+    std::unique_ptr<SourceLines> lines;  // --srcline, once asked
+    bool lines_tried = false;
+    bool perf_map = false;          // a JIT's perf-PID.map
+  };
+
+  absl::Status OnRecord(const perfdata::TimeOrderedRecords::Entry& e);
+  absl::Status OnSample(const perfdata::TimeOrderedRecords::Entry& e, const perfring::Sample& s,
+                        uint16_t cpumode);
+  // The DSO named `name`, added on first sight. `perf_map`: a JIT's
+  // perf-PID.map (symbols from it, not from an ELF file).
+  uint32_t DsoIndex(absl::string_view name, bool kernel, bool perf_map = false);
+  uint32_t MappingOf(uint32_t dso);
+  // The location of `address` sampled in `pid` with `cpumode`.
+  uint32_t Resolve(int32_t pid, uint64_t address, uint16_t cpumode);
+  uint32_t ResolveKernel(uint64_t address);
+  uint32_t ResolveUser(int32_t pid, uint64_t address);
+  uint32_t FunctionOf(uint32_t mapping, uint64_t start, absl::string_view name);
+  uint32_t NewLocation(Location loc, uint32_t dso, uint64_t vaddr);
+  const Kallsyms* kallsyms();
+  const PerfMap* perf_map(int32_t pid);
+  uint32_t CommIndex(absl::string_view comm);
+  // Unwinds the user stack of a dwarf sample into unwound_; the frame count.
+  size_t UnwindUser(int32_t pid, int32_t tid, const perfring::Sample& s);
+  uint32_t InternStack();
+  absl::Status AddSample(const symbolize::Sample& sample);
+  void Warn(std::string line) { profile_.warnings.push_back(std::move(line)); }
+
+  perfdata::Reader& reader_;
+  const ProfileOptions& options_;
+  Profile profile_;
+  Record record_;  // reused across records
+
+  absl::flat_hash_map<const EventInfo*, uint32_t> event_index_;
+  absl::flat_hash_map<std::string, std::string> capture_build_ids_;  // filename -> hex
+  std::vector<DsoState> dsos_;
+  absl::flat_hash_map<std::string, uint32_t> dso_by_name_;
+  AddressSpaces spaces_;
+  absl::flat_hash_map<CacheKey, uint32_t> location_cache_;
+  absl::flat_hash_map<std::pair<uint32_t, uint64_t>, uint32_t> function_by_start_;
+  absl::flat_hash_map<std::string, uint32_t> comm_index_;
+  absl::flat_hash_map<int32_t, uint32_t> thread_comm_;  // tid -> comm index
+  absl::flat_hash_map<std::string, uint32_t> stack_index_;  // location bytes -> stack
+  std::vector<uint32_t> stack_of_location_;  // the one-frame stack of each location, or kNone
+  absl::flat_hash_map<int32_t, std::optional<PerfMap>> perf_maps_;
+  std::vector<uint32_t> scratch_;  // the stack being built, leaf first
+  // Stacks by raw callchain: pid, generations, cpumode, the chain's bytes.
+  struct CachedStack {
+    uint32_t stack = kNone;
+    bool invalid_context = false;  // the chain held an invalid context value
+  };
+  absl::flat_hash_map<std::string, CachedStack> stack_by_chain_;
+  std::string chain_key_;          // reused: no allocation per sample
+  std::vector<uint64_t> unwound_;  // the user pcs of a dwarf sample
+  DwarfUnwinder unwinder_;
+
+  // The kernel: kallsyms, loaded on the first kernel address.
+  std::optional<Kallsyms> kallsyms_;
+  bool kallsyms_tried_ = false;
+  std::string kernel_problem_;
+  uint64_t kernel_text_ = 0;  // _text as the capture's kernel map says (pgoff), 0 if unknown
+  int64_t kernel_delta_ = 0;  // capture _text - kallsyms _text (KASLR across boots)
+  uint32_t kernel_dso_ = kNone;
+  uint64_t unattributed_ = 0;  // samples of no known event
+  uint64_t invalid_contexts_ = 0;  // callchains cut at a value in the marker range that is none
+};
+
+absl::Status Builder::Init() {
+  if (!options_.symfs.empty()) {
+    struct stat st;
+    if (stat(options_.symfs.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      return absl::InvalidArgumentError(absl::StrCat("--symfs ", options_.symfs, ": not a directory"));
+    }
+  }
+  if (!options_.kallsyms.empty()) {
+    absl::StatusOr<Kallsyms> k = Kallsyms::Load(options_.kallsyms);
+    if (!k.ok()) return k.status();
+    kallsyms_ = *std::move(k);
+    kallsyms_tried_ = true;
+  }
+  const EventTable& events = reader_.events();
+  for (size_t i = 0; i < events.size(); ++i) {
+    event_index_[&events.at(static_cast<int>(i))] = static_cast<uint32_t>(i);
+    profile_.events.push_back({events.at(static_cast<int>(i)).name, 0, 0});
+  }
+  for (const perfdata::BuildIdEntry& b : reader_.features().build_ids) {
+    capture_build_ids_[b.filename] = perfdata::HexBytes(b.build_id);
+  }
+  kernel_dso_ = DsoIndex(kKernelDso, true);
+  return absl::OkStatus();
+}
+
+uint32_t Builder::DsoIndex(absl::string_view name, bool kernel, bool perf_map) {
+  auto [it, inserted] = dso_by_name_.try_emplace(name, static_cast<uint32_t>(dsos_.size()));
+  if (inserted) {
+    DsoState d;
+    d.name = std::string(name);
+    d.kernel = kernel;
+    d.perf_map = perf_map;
+    if (!kernel && !perf_map && !IsPseudoFile(name)) {
+      absl::string_view key = name;
+      auto id = capture_build_ids_.find(key);
+      if (id == capture_build_ids_.end() && absl::EndsWith(key, " (deleted)")) {
+        id = capture_build_ids_.find(key.substr(0, key.size() - 10));
+      }
+      d.dso = std::make_unique<Dso>(std::string(name),
+                                    id == capture_build_ids_.end() ? "" : id->second);
+    }
+    dsos_.push_back(std::move(d));
+  }
+  return it->second;
+}
+
+uint32_t Builder::MappingOf(uint32_t dso) {
+  DsoState& d = dsos_[dso];
+  if (d.mapping != kNone) return d.mapping;
+  Mapping m;
+  m.dso = d.name;
+  m.kernel = d.kernel;
+  m.start = d.start;
+  m.limit = d.limit;
+  m.pgoff = d.pgoff;
+  if (d.kernel) {
+    auto id = capture_build_ids_.find(d.name);
+    if (id != capture_build_ids_.end()) m.build_id = id->second;
+    if (d.name == kKernelDso) {
+      kallsyms();
+      if (!kernel_problem_.empty()) {
+        m.unsymbolized = true;
+        m.problem = kernel_problem_;
+        Warn(absl::StrCat(d.name, ": ", kernel_problem_));
+      }
+    } else if (!kallsyms_) {
+      m.unsymbolized = true;
+      m.problem = kernel_problem_;
+    }
+  } else if (d.dso != nullptr) {
+    d.dso->Load(options_.symfs);
+    m.build_id = d.dso->build_id();
+    if (!d.dso->problem().empty()) {
+      m.unsymbolized = d.dso->symbols() == nullptr;
+      m.problem = d.dso->problem();
+      Warn(absl::StrCat(d.name, ": ", d.dso->problem()));
+    }
+  } else if (d.perf_map) {
+    // symbolized from the JIT's map
+  } else if (IsAnon(d.name)) {
+    m.unsymbolized = true;
+    m.problem = "anonymous memory";
+  } else {
+    m.unsymbolized = true;
+    m.problem = "not a file";
+  }
+  d.mapping = static_cast<uint32_t>(profile_.mappings.size());
+  profile_.mappings.push_back(std::move(m));
+  return d.mapping;
+}
+
+const Kallsyms* Builder::kallsyms() {
+  if (!kallsyms_tried_) {
+    kallsyms_tried_ = true;
+    absl::StatusOr<Kallsyms> k = Kallsyms::Load("/proc/kallsyms");
+    if (!k.ok()) {
+      kernel_problem_ = std::string(k.status().message());
+    } else {
+      // The running kernel's symbols fit the capture's only if it is the
+      // same kernel.
+      auto id = capture_build_ids_.find(std::string(kKernelDso));
+      absl::StatusOr<std::string> running = perfdata::ReadKernelBuildId();
+      if (id != capture_build_ids_.end() && running.ok() &&
+          perfdata::HexBytes(*running) != id->second) {
+        kernel_problem_ = absl::StrCat("build-id mismatch (capture ", id->second,
+                                       ", running kernel ", perfdata::HexBytes(*running),
+                                       "): pass the capture machine's kallsyms with --kallsyms");
+      } else {
+        kallsyms_ = *std::move(k);
+      }
+    }
+  }
+  if (kallsyms_ && kernel_text_ != 0 && kernel_delta_ == 0) {
+    if (std::optional<uint64_t> text = kallsyms_->AddressOf("_text")) {
+      kernel_delta_ = static_cast<int64_t>(kernel_text_ - *text);
+    }
+  }
+  return kallsyms_ ? &*kallsyms_ : nullptr;
+}
+
+const PerfMap* Builder::perf_map(int32_t pid) {
+  auto [it, inserted] = perf_maps_.try_emplace(pid);
+  if (inserted) {
+    absl::StatusOr<PerfMap> m = PerfMap::Load(absl::StrCat(options_.perf_map_dir, "/perf-", pid, ".map"));
+    if (m.ok()) it->second = *std::move(m);
+  }
+  return it->second ? &*it->second : nullptr;
+}
+
+uint32_t Builder::FunctionOf(uint32_t mapping, uint64_t start, absl::string_view name) {
+  auto [it, inserted] =
+      function_by_start_.try_emplace(std::make_pair(mapping, start),
+                                     static_cast<uint32_t>(profile_.functions.size()));
+  if (inserted) {
+    Function f;
+    f.system_name = std::string(name);
+    f.name = options_.demangle ? Demangle(name) : f.system_name;
+    f.mapping = mapping;
+    profile_.functions.push_back(std::move(f));
+  }
+  return it->second;
+}
+
+uint32_t Builder::NewLocation(Location loc, uint32_t dso, uint64_t vaddr) {
+  if (options_.srcline && dso != kNone && dsos_[dso].dso != nullptr) {
+    DsoState& d = dsos_[dso];
+    if (!d.lines_tried) {
+      d.lines_tried = true;
+      const ElfFile* file = d.dso->symbols() != nullptr && d.dso->symbols()->has_debug_info()
+                                ? d.dso->symbols()
+                                : (d.dso->image() != nullptr && d.dso->image()->has_debug_info()
+                                       ? d.dso->image()
+                                       : nullptr);
+      if (file != nullptr && file->path() != "[vdso]") d.lines = SourceLines::Open(file->path());
+    }
+    if (d.lines != nullptr) {
+      if (std::optional<SourceLine> l = d.lines->Lookup(vaddr)) {
+        loc.srcfile = std::move(l->file);
+        loc.line = l->line;
+        if (loc.function != kNone && profile_.functions[loc.function].filename.empty()) {
+          profile_.functions[loc.function].filename = loc.srcfile;
+        }
+      }
+    }
+  }
+  profile_.locations.push_back(std::move(loc));
+  return static_cast<uint32_t>(profile_.locations.size() - 1);
+}
+
+uint32_t Builder::ResolveKernel(uint64_t address) {
+  Location loc;
+  loc.address = address;
+  loc.kernel = true;
+  loc.dso_offset = address;
+  uint32_t dso = kernel_dso_;
+  const AddressSpaces::Map* map = spaces_.Find(AddressSpaces::kKernel, address);
+  if (map != nullptr) dso = map->dso;
+  const Kallsyms* k = kallsyms();
+  const Kallsyms::Symbol* sym = nullptr;
+  uint64_t lookup = address;
+  if (k != nullptr) {
+    // Core kernel symbols move with KASLR; module addresses are absolute.
+    sym = k->Lookup(address - static_cast<uint64_t>(kernel_delta_));
+    if (sym != nullptr && sym->module.empty()) {
+      lookup = address - static_cast<uint64_t>(kernel_delta_);
+    } else {
+      sym = k->Lookup(address);
+    }
+    if (sym != nullptr) {
+      dso = sym->module.empty() ? kernel_dso_ : DsoIndex(absl::StrCat("[", sym->module, "]"), true);
+    }
+  }
+  if (map != nullptr && dso == map->dso) loc.dso_offset = address - map->start + map->pgoff;
+  loc.mapping = MappingOf(dso);
+  if (sym != nullptr && !profile_.mappings[loc.mapping].unsymbolized) {
+    loc.function = FunctionOf(loc.mapping, sym->start, sym->name);
+    loc.symbol_offset = lookup - sym->start;
+  }
+  return NewLocation(std::move(loc), kNone, 0);
+}
+
+uint32_t Builder::ResolveUser(int32_t pid, uint64_t address) {
+  Location loc;
+  loc.address = address;
+  const AddressSpaces::Map* map = spaces_.Find(pid, address);
+  if (map == nullptr) return NewLocation(std::move(loc), kNone, 0);
+  DsoState& d = dsos_[map->dso];
+  loc.mapping = MappingOf(map->dso);
+  if (d.perf_map) {
+    // JIT code: /tmp/perf-PID.map holds absolute addresses.
+    loc.dso_offset = address;
+    if (const PerfMap* pm = perf_map(pid)) {
+      if (const PerfMap::Symbol* s = pm->Lookup(address)) {
+        loc.function = FunctionOf(loc.mapping, s->start, s->name);
+        loc.symbol_offset = address - s->start;
+      }
+    }
+    return NewLocation(std::move(loc), kNone, 0);
+  }
+  loc.dso_offset = address - map->start + map->pgoff;
+  uint64_t vaddr = 0;
+  if (d.dso != nullptr && !profile_.mappings[loc.mapping].unsymbolized) {
+    if (const ElfFile::Symbol* s = d.dso->Lookup(map->start, map->pgoff, address, &vaddr)) {
+      loc.function = FunctionOf(loc.mapping, s->start, s->name);
+      loc.symbol_offset = vaddr - s->start;
+    }
+  }
+  return NewLocation(std::move(loc), map->dso, vaddr);
+}
+
+uint32_t Builder::Resolve(int32_t pid, uint64_t address, uint16_t cpumode) {
+  if (IsOtherMachine(cpumode)) {
+    const CacheKey key{address, kOtherMachineSpace, cpumode};
+    auto it = location_cache_.find(key);
+    if (it != location_cache_.end()) return it->second;
+    Location loc;
+    loc.address = address;
+    loc.dso_offset = address;
+    loc.kernel = cpumode != PERF_RECORD_MISC_GUEST_USER;
+    const uint32_t index = NewLocation(std::move(loc), kNone, 0);
+    location_cache_.emplace(key, index);
+    return index;
+  }
+  bool kernel = IsKernelMode(cpumode);
+  if (cpumode == PERF_RECORD_MISC_CPUMODE_UNKNOWN) kernel = static_cast<int64_t>(address) < 0;
+  const int32_t space = kernel ? AddressSpaces::kKernel : pid;
+  const CacheKey key{address, space, spaces_.generation(space)};
+  auto it = location_cache_.find(key);
+  if (it != location_cache_.end()) return it->second;
+  const uint32_t loc = kernel ? ResolveKernel(address) : ResolveUser(pid, address);
+  location_cache_.emplace(key, loc);
+  return loc;
+}
+
+size_t Builder::UnwindUser(int32_t pid, int32_t tid, const perfring::Sample& s) {
+  unwound_.clear();
+  auto find = [this, pid](uint64_t address, DwarfUnwinder::MappedDso* out) {
+    const AddressSpaces::Map* map = spaces_.Find(pid, address);
+    if (map == nullptr) return false;
+    out->start = map->start;
+    out->end = map->end;
+    out->pgoff = map->pgoff;
+    out->dso = nullptr;
+    DsoState& d = dsos_[map->dso];
+    if (d.dso != nullptr && !profile_.mappings[MappingOf(map->dso)].unsymbolized &&
+        d.dso->image() != nullptr) {
+      out->dso = d.dso.get();
+    }
+    return true;
+  };
+  return unwinder_.Unwind(pid, tid, spaces_.generation(pid), s.regs_user, s.stack_user, find,
+                          &unwound_);
+}
+
+uint32_t Builder::CommIndex(absl::string_view comm) {
+  auto [it, inserted] = comm_index_.try_emplace(comm, static_cast<uint32_t>(profile_.comms.size()));
+  if (inserted) profile_.comms.emplace_back(comm);
+  return it->second;
+}
+
+uint32_t Builder::InternStack() {
+  // One-frame stacks (samples without callchains): indexed by the location.
+  if (scratch_.size() == 1) {
+    const uint32_t loc = scratch_[0];
+    if (loc >= stack_of_location_.size()) stack_of_location_.resize(loc + 1, kNone);
+    if (stack_of_location_[loc] == kNone) {
+      stack_of_location_[loc] = static_cast<uint32_t>(profile_.stacks.size());
+      profile_.stacks.push_back({static_cast<uint32_t>(profile_.stack_locations.size()), 1});
+      profile_.stack_locations.push_back(loc);
+    }
+    return stack_of_location_[loc];
+  }
+  const absl::string_view key(reinterpret_cast<const char*>(scratch_.data()),
+                              scratch_.size() * sizeof(uint32_t));
+  auto it = stack_index_.find(key);
+  if (it != stack_index_.end()) return it->second;
+  const uint32_t index = static_cast<uint32_t>(profile_.stacks.size());
+  profile_.stacks.push_back({static_cast<uint32_t>(profile_.stack_locations.size()),
+                             static_cast<uint32_t>(scratch_.size())});
+  profile_.stack_locations.insert(profile_.stack_locations.end(), scratch_.begin(), scratch_.end());
+  stack_index_.emplace(std::string(key), index);
+  return index;
+}
+
+absl::Status Builder::OnSample(const perfdata::TimeOrderedRecords::Entry& e, const perfring::Sample& s,
+                               uint16_t cpumode) {
+  auto ev = event_index_.find(e.event);
+  if (ev == event_index_.end()) {
+    ++unattributed_;
+    return absl::OkStatus();
+  }
+  const EventInfo& info = *e.event;
+  const uint64_t type = s.sample_type;
+  symbolize::Sample out;
+  out.event = ev->second;
+  out.record = e.seq;
+  if (type & PERF_SAMPLE_TID) {
+    out.pid = static_cast<int32_t>(s.pid);
+    out.tid = static_cast<int32_t>(s.tid);
+    auto [c, unnamed] = thread_comm_.try_emplace(out.tid, kNone);
+    if (unnamed) {
+      // perf's names for threads no COMM named (kept until one does).
+      c->second = CommIndex(out.tid == 0 ? std::string("swapper") : absl::StrCat(":", out.tid));
+    }
+    out.comm = c->second;
+  }
+  if (type & PERF_SAMPLE_CPU) out.cpu = static_cast<int32_t>(s.cpu);
+  if (type & PERF_SAMPLE_TIME) out.time = s.time;
+  if (type & PERF_SAMPLE_PERIOD) {
+    out.period = s.period;
+  } else if (!info.attr.freq && info.attr.sample_period != 0) {
+    out.period = info.attr.sample_period;
+  }
+  const int32_t pid = out.pid;
+
+  const bool has_chain = (type & PERF_SAMPLE_CALLCHAIN) != 0;
+  if (options_.record_addresses) {
+    // The record's own addresses, for dump --symbolize.
+    SampleAddresses addresses;
+    if (type & PERF_SAMPLE_IP) addresses.ip = Resolve(pid, s.ip, cpumode);
+    if (type & PERF_SAMPLE_ADDR) addresses.addr = Resolve(pid, s.addr, PERF_RECORD_MISC_CPUMODE_UNKNOWN);
+    addresses.chain_begin = static_cast<uint32_t>(profile_.chain_locations.size());
+    uint16_t mode = cpumode;
+    for (size_t i = 0; has_chain && i < s.callchain.size(); ++i) {
+      const uint64_t ip = s.callchain[i];
+      if (ip >= static_cast<uint64_t>(PERF_CONTEXT_MAX)) {
+        mode = ContextCpumode(ip);
+        profile_.chain_locations.push_back(kNone);
+      } else {
+        profile_.chain_locations.push_back(Resolve(pid, ip, mode));
+      }
+    }
+    addresses.chain_size = static_cast<uint32_t>(s.callchain.size());
+    profile_.sample_addresses.push_back(addresses);
+  }
+
+  // The stack, leaf first. --call-graph dwarf: the kernel part from the
+  // callchain, the user part unwound from the sampled registers and stack
+  // (when that gives nothing, the callchain as recorded).
+  scratch_.clear();
+  const bool dwarf = (type & PERF_SAMPLE_REGS_USER) && (type & PERF_SAMPLE_STACK_USER) &&
+                     s.stack_user.size > 0 && DwarfUnwinder::CanUnwind(s.regs_user);
+  // A stack from the callchain alone is a function of (the process's and
+  // the kernel's maps, cpumode, the chain as recorded): samples of a hot
+  // loop repeat it, so it is looked up once per distinct raw chain.
+  const bool cacheable = !dwarf && has_chain && !s.callchain.empty();
+  if (cacheable) {
+    const uint32_t gens[2] = {spaces_.generation(pid), spaces_.generation(AddressSpaces::kKernel)};
+    chain_key_.assign(reinterpret_cast<const char*>(&pid), sizeof pid);
+    chain_key_.append(reinterpret_cast<const char*>(gens), sizeof gens);
+    chain_key_.append(reinterpret_cast<const char*>(&cpumode), sizeof cpumode);
+    chain_key_.append(reinterpret_cast<const char*>(s.callchain.data()), s.callchain.size() * 8);
+    auto it = stack_by_chain_.find(chain_key_);
+    if (it != stack_by_chain_.end()) {
+      out.stack = it->second.stack;
+      invalid_contexts_ += it->second.invalid_context;
+      return AddSample(out);
+    }
+  }
+  const bool unwound = dwarf && UnwindUser(pid, out.tid, s) > 0;
+  const uint64_t invalid_before = invalid_contexts_;
+  uint16_t mode = cpumode;
+  for (size_t i = 0; has_chain && i < s.callchain.size(); ++i) {
+    const uint64_t ip = s.callchain[i];
+    if (ip >= static_cast<uint64_t>(PERF_CONTEXT_MAX)) {
+      mode = ContextCpumode(ip);
+      if (mode == PERF_RECORD_MISC_CPUMODE_UNKNOWN) {
+        // Not a context (a frame-pointer walk through code without frame
+        // pointers ends in such values, e.g. ~0): the stack ends here. perf
+        // drops the whole sample; perfring keeps what came before, and says so.
+        if (ip != kContextUserDeferred) ++invalid_contexts_;
+        break;
+      }
+    } else if (!unwound || IsKernelMode(mode)) {
+      scratch_.push_back(Resolve(pid, ip, mode));
+    }
+  }
+  if (unwound) {
+    for (uint64_t pc : unwound_) scratch_.push_back(Resolve(pid, pc, PERF_RECORD_MISC_USER));
+  }
+  if (scratch_.empty() && (type & PERF_SAMPLE_IP)) scratch_.push_back(Resolve(pid, s.ip, cpumode));
+  if (!scratch_.empty()) out.stack = InternStack();
+  if (cacheable) stack_by_chain_.emplace(chain_key_, CachedStack{out.stack, invalid_contexts_ > invalid_before});
+  return AddSample(out);
+}
+
+absl::Status Builder::AddSample(const symbolize::Sample& sample) {
+  Event& event = profile_.events[sample.event];
+  ++event.samples;
+  event.period += sample.period;
+  profile_.samples.push_back(sample);
+  return absl::OkStatus();
+}
+
+absl::Status Builder::OnRecord(const perfdata::TimeOrderedRecords::Entry& e) {
+  const EventInfo* event = e.event;
+  if (event == nullptr) {
+    if (reader_.events().size() == 0) return absl::OkStatus();
+    event = &reader_.events().at(0);
+  }
+  absl::Status st = DecodeRecord(e.bytes, e.size, event->format, &record_);
+  if (!st.ok()) return absl::InvalidArgumentError(absl::StrFormat("offset 0x%x: %s", e.offset, st.message()));
+  const uint16_t cpumode = record_.misc() & PERF_RECORD_MISC_CPUMODE_MASK;
+  switch (record_.type()) {
+    case PERF_RECORD_SAMPLE:
+      return OnSample(e, *record_.get<perfring::Sample>(), cpumode);
+    case PERF_RECORD_MMAP:
+    case PERF_RECORD_MMAP2: {
+      uint32_t pid;
+      uint64_t addr, len, pgoff;
+      std::string_view filename;
+      std::string build_id;
+      if (const auto* m = record_.get<MmapRecord>()) {
+        pid = m->pid, addr = m->addr, len = m->len, pgoff = m->pgoff, filename = m->filename;
+      } else {
+        const auto* m2 = record_.get<Mmap2Record>();
+        pid = m2->pid, addr = m2->addr, len = m2->len, pgoff = m2->pgoff, filename = m2->filename;
+        if (m2->has_build_id && !m2->build_id.empty()) {
+          build_id = perfdata::HexBytes(absl::string_view(
+              reinterpret_cast<const char*>(m2->build_id.data()), m2->build_id.size()));
+        }
+      }
+      if ((record_.misc() & PERF_RECORD_MISC_MMAP_DATA) || IsOtherMachine(cpumode)) {
+        return absl::OkStatus();  // data maps; a guest's maps (perf kvm)
+      }
+      const bool kernel = IsKernelMode(cpumode);
+      // MMAP records are executable maps; MMAP2 says.
+      const bool exec = record_.type() == PERF_RECORD_MMAP ||
+                        (record_.get<Mmap2Record>()->prot & PROT_EXEC) != 0;
+      std::string name(filename);
+      bool perf_map = false;
+      if (!kernel && exec && IsJitMemory(name)) {
+        // perf's map__new: anonymous executable memory is a JIT's, named
+        // by its perf-PID.map (whether or not that file exists).
+        name = absl::StrCat(options_.perf_map_dir, "/perf-", pid, ".map");
+        perf_map = true;
+      } else if (kernel && absl::StartsWith(name, kKernelDso)) {
+        name = std::string(kKernelDso);
+        if (kernel_text_ == 0) kernel_text_ = pgoff;
+      } else if (kernel) {
+        name = absl::StrCat("[", ModuleName(name), "]");
+      }
+      if (!build_id.empty() && !capture_build_ids_.contains(name)) capture_build_ids_[name] = build_id;
+      const uint32_t dso = DsoIndex(name, kernel, perf_map);
+      DsoState& d = dsos_[dso];
+      if (d.limit == 0) d.start = addr, d.limit = addr + len, d.pgoff = pgoff;
+      spaces_.OnMmap(kernel ? AddressSpaces::kKernel : static_cast<int32_t>(pid), addr, len, pgoff,
+                     dso);
+      return absl::OkStatus();
+    }
+    case PERF_RECORD_COMM: {
+      const auto* c = record_.get<CommRecord>();
+      thread_comm_[static_cast<int32_t>(c->tid)] = CommIndex(absl::string_view(c->comm.data(), c->comm.size()));
+      return absl::OkStatus();
+    }
+    case PERF_RECORD_FORK: {
+      const auto* t = record_.get<TaskRecord>();
+      spaces_.OnFork(static_cast<int32_t>(t->pid), static_cast<int32_t>(t->ppid));
+      auto parent = thread_comm_.find(static_cast<int32_t>(t->ptid));
+      if (parent != thread_comm_.end()) thread_comm_[static_cast<int32_t>(t->tid)] = parent->second;
+      return absl::OkStatus();
+    }
+    case PERF_RECORD_LOST:
+      profile_.lost += record_.get<LostRecord>()->lost;
+      return absl::OkStatus();
+    case PERF_RECORD_LOST_SAMPLES:
+      profile_.lost += record_.get<LostSamplesRecord>()->lost;
+      return absl::OkStatus();
+    default:
+      return absl::OkStatus();
+  }
+}
+
+absl::StatusOr<Profile> Builder::Run() {
+  absl::StatusOr<perfdata::TimeOrderedRecords> sorted =
+      perfdata::TimeOrderedRecords::Collect(reader_, [](const perfdata::RecordRef& ref) {
+        if (ref.size < sizeof(perf_event_header)) return false;
+        switch (LoadUnaligned<uint32_t>(ref.bytes)) {
+          case PERF_RECORD_SAMPLE: case PERF_RECORD_MMAP: case PERF_RECORD_MMAP2:
+          case PERF_RECORD_COMM: case PERF_RECORD_FORK: case PERF_RECORD_LOST:
+          case PERF_RECORD_LOST_SAMPLES:
+            return true;
+          default:
+            return false;
+        }
+      });
+  if (!sorted.ok()) return sorted.status();
+  profile_.samples.reserve(sorted->records().size());
+  for (const perfdata::TimeOrderedRecords::Entry& e : sorted->records()) {
+    if (absl::Status s = OnRecord(e); !s.ok()) return s;
+  }
+  if (invalid_contexts_ > 0) {
+    Warn(absl::StrCat(invalid_contexts_,
+                      " sample(s) whose callchain holds an invalid context value: their stacks end "
+                      "there (perf report leaves such samples out)"));
+  }
+  if (unattributed_ > 0) {
+    Warn(absl::StrCat(unattributed_, " sample(s) of no event of the file left out"));
+  }
+  // Samples in file order (time order put them through the side-band): the
+  // positions are distinct and below the number of records, so a table by
+  // position orders them in linear time.
+  bool in_file_order = true;
+  for (size_t i = 1; i < profile_.samples.size() && in_file_order; ++i) {
+    in_file_order = profile_.samples[i - 1].record < profile_.samples[i].record;
+  }
+  if (!in_file_order) {
+    uint64_t last = 0;
+    for (const symbolize::Sample& sample : profile_.samples) last = std::max(last, sample.record);
+    std::vector<uint32_t> by_position(last + 1, kNone);
+    for (size_t i = 0; i < profile_.samples.size(); ++i) {
+      by_position[profile_.samples[i].record] = static_cast<uint32_t>(i);
+    }
+    std::vector<symbolize::Sample> samples;
+    samples.reserve(profile_.samples.size());
+    std::vector<SampleAddresses> addresses;
+    addresses.reserve(profile_.sample_addresses.size());
+    for (uint32_t i : by_position) {
+      if (i == kNone) continue;
+      samples.push_back(profile_.samples[i]);
+      if (options_.record_addresses) addresses.push_back(profile_.sample_addresses[i]);
+    }
+    profile_.samples = std::move(samples);
+    profile_.sample_addresses = std::move(addresses);
+  }
+  return std::move(profile_);
+}
+
+}  // namespace
+
+absl::StatusOr<Profile> BuildProfile(perfdata::Reader& reader, const ProfileOptions& options) {
+  Builder builder(reader, options);
+  if (absl::Status s = builder.Init(); !s.ok()) return s;
+  return builder.Run();
+}
+
+}  // namespace perfring::symbolize
