@@ -74,6 +74,18 @@ struct Sample {
   uint64_t time = 0;
   uint64_t period = 1;    // the sample's period (attr.sample_period for a fixed -c)
   uint32_t stack = kNone; // index into Profile::stacks; never empty when set
+  uint64_t record = 0;    // the SAMPLE's position among the file's records (Reader::ForEachRecord
+                          // order, from 0; TimeOrderedRecords::Entry::seq)
+};
+
+// A sample's addresses as the record holds them, each resolved (only with
+// ProfileOptions::record_addresses, for `dump --symbolize`): location
+// indices of its ip and addr (kNone when the record has none), and
+// `chain_size` entries at Profile::chain_locations[chain_begin], one per
+// callchain entry in record order, kNone for a PERF_CONTEXT_* marker.
+struct SampleAddresses {
+  uint32_t ip = kNone, addr = kNone;
+  uint32_t chain_begin = 0, chain_size = 0;
 };
 
 struct Event {
@@ -95,6 +107,9 @@ struct Profile {
   // ("/usr/bin/x: build-id mismatch (capture 1a2b..., on disk 3c4d...)").
   std::vector<std::string> warnings;
   uint64_t lost = 0;            // samples the capture lost (LOST, LOST_SAMPLES)
+  // With ProfileOptions::record_addresses: one per sample, same index.
+  std::vector<SampleAddresses> sample_addresses;
+  std::vector<uint32_t> chain_locations;
 
   // The location indices of stack `s`, leaf first.
   const uint32_t* stack_begin(uint32_t s) const { return stack_locations.data() + stacks[s].begin; }

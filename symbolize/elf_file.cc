@@ -1,0 +1,244 @@
+#include "symbolize/elf_file.h"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "perfdata/build_id.h"
+
+namespace perfring::symbolize {
+namespace {
+
+Elf* AsElf(void* p) { return static_cast<Elf*>(p); }
+
+// A symbol while the table is read: its binding decides among aliases.
+struct Candidate {
+  ElfFile::Symbol symbol;
+  uint8_t binding = 0;
+};
+
+size_t LeadingUnderscores(absl::string_view name) {
+  size_t n = 0;
+  while (n < name.size() && name[n] == '_') ++n;
+  return n;
+}
+
+// perf's choose_best_symbol: true when `a` is to be kept over `b` (same start).
+bool Better(const Candidate& a, const Candidate& b) {
+  const bool a_sized = a.symbol.end > a.symbol.start, b_sized = b.symbol.end > b.symbol.start;
+  if (a_sized != b_sized) return a_sized;
+  const bool a_weak = a.binding == STB_WEAK, b_weak = b.binding == STB_WEAK;
+  if (a_weak != b_weak) return !a_weak;
+  const bool a_global = a.binding == STB_GLOBAL, b_global = b.binding == STB_GLOBAL;
+  if (a_global != b_global) return a_global;
+  const size_t au = LeadingUnderscores(a.symbol.name), bu = LeadingUnderscores(b.symbol.name);
+  if (au != bu) return au < bu;
+  return a.symbol.name.size() > b.symbol.name.size();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<ElfFile>> ElfFile::Open(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    const int e = errno;
+    const std::string what = absl::StrCat(path, ": ", std::strerror(e));
+    return e == ENOENT || e == ENOTDIR ? absl::NotFoundError(what) : absl::PermissionDeniedError(what);
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return absl::InvalidArgumentError(absl::StrCat(path, ": not a regular file"));
+  }
+  std::unique_ptr<ElfFile> file(new ElfFile());
+  file->path_ = path;
+  file->size_ = static_cast<size_t>(st.st_size);
+  if (file->size_ > 0) {
+    // Private and writable: libelf may convert a foreign-endian table in place.
+    void* m = mmap(nullptr, file->size_, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    if (m == MAP_FAILED) {
+      const int e = errno;
+      close(fd);
+      return absl::InternalError(absl::StrCat(path, ": mmap: ", std::strerror(e)));
+    }
+    file->mapping_ = m;
+    file->data_ = static_cast<const uint8_t*>(m);
+  }
+  close(fd);
+  if (absl::Status s = file->Parse(); !s.ok()) return s;
+  return file;
+}
+
+absl::StatusOr<std::unique_ptr<ElfFile>> ElfFile::FromBytes(std::string bytes, std::string name) {
+  std::unique_ptr<ElfFile> file(new ElfFile());
+  file->path_ = std::move(name);
+  file->owned_ = std::move(bytes);
+  file->data_ = reinterpret_cast<const uint8_t*>(file->owned_.data());
+  file->size_ = file->owned_.size();
+  if (absl::Status s = file->Parse(); !s.ok()) return s;
+  return file;
+}
+
+ElfFile::~ElfFile() {
+  if (elf_ != nullptr) elf_end(AsElf(elf_));
+  if (mapping_ != nullptr) munmap(mapping_, size_);
+}
+
+absl::Status ElfFile::Parse() {
+  auto bad = [this](absl::string_view why) {
+    return absl::InvalidArgumentError(absl::StrCat(path_, ": ", why));
+  };
+  if (size_ < EI_NIDENT || std::memcmp(data_, ELFMAG, SELFMAG) != 0) return bad("not an ELF file");
+  elf_version(EV_CURRENT);
+  Elf* elf = elf_memory(reinterpret_cast<char*>(const_cast<uint8_t*>(data_)), size_);
+  if (elf == nullptr) return bad(elf_errmsg(-1));
+  elf_ = elf;
+  GElf_Ehdr ehdr;
+  if (elf_kind(elf) != ELF_K_ELF || gelf_getehdr(elf, &ehdr) == nullptr) {
+    return bad(absl::StrCat("ELF header: ", elf_errmsg(-1)));
+  }
+  type_ = ehdr.e_type;
+
+  size_t phnum = 0;
+  if (elf_getphdrnum(elf, &phnum) == 0) {
+    for (size_t i = 0; i < phnum; ++i) {
+      GElf_Phdr ph;
+      if (gelf_getphdr(elf, static_cast<int>(i), &ph) == nullptr) continue;
+      if (ph.p_type == PT_LOAD) {
+        segments_.push_back({ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz, ph.p_flags});
+      } else if (ph.p_type == PT_NOTE && build_id_.empty()) {
+        Elf_Data* notes = elf_getdata_rawchunk(elf, ph.p_offset, ph.p_filesz, ELF_T_NHDR);
+        if (notes != nullptr && notes->d_buf != nullptr) {
+          if (auto id = perfdata::FindBuildIdNote(static_cast<const uint8_t*>(notes->d_buf),
+                                                  notes->d_size)) {
+            build_id_ = perfdata::HexBytes(*id);
+          }
+        }
+      }
+    }
+  }
+
+  size_t shstrndx = 0;
+  Elf_Scn* symtab = nullptr;
+  Elf_Scn* dynsym = nullptr;
+  if (elf_getshdrstrndx(elf, &shstrndx) == 0) {
+    for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
+      GElf_Shdr sh;
+      if (gelf_getshdr(scn, &sh) == nullptr) continue;
+      const char* name = elf_strptr(elf, shstrndx, sh.sh_name);
+      const absl::string_view section = name == nullptr ? "" : name;
+      if (sh.sh_type == SHT_SYMTAB && symtab == nullptr) symtab = scn;
+      if (sh.sh_type == SHT_DYNSYM && dynsym == nullptr) dynsym = scn;
+      if (sh.sh_type == SHT_NOBITS) continue;
+      if (section == ".debug_info" && sh.sh_size > 0) has_debug_info_ = true;
+      if (sh.sh_type == SHT_NOTE && build_id_.empty()) {
+        Elf_Data* d = elf_getdata(scn, nullptr);
+        if (d != nullptr && d->d_buf != nullptr) {
+          if (auto id = perfdata::FindBuildIdNote(static_cast<const uint8_t*>(d->d_buf), d->d_size)) {
+            build_id_ = perfdata::HexBytes(*id);
+          }
+        }
+      }
+      if (section == ".gnu_debuglink") {
+        Elf_Data* d = elf_getdata(scn, nullptr);
+        if (d != nullptr && d->d_buf != nullptr && d->d_size > 0) {
+          const char* p = static_cast<const char*>(d->d_buf);
+          debuglink_.assign(p, strnlen(p, d->d_size));
+        }
+      }
+    }
+  }
+  if (symtab != nullptr) {
+    symbol_table_ = ".symtab";
+    ReadSymbols(symtab);
+  }
+  if (symbols_.empty() && dynsym != nullptr) {
+    symbol_table_ = ".dynsym";
+    ReadSymbols(dynsym);
+  }
+  if (symbols_.empty()) symbol_table_ = "";
+  return absl::OkStatus();
+}
+
+void ElfFile::ReadSymbols(void* section) {
+  Elf* elf = AsElf(elf_);
+  Elf_Scn* scn = static_cast<Elf_Scn*>(section);
+  GElf_Shdr sh;
+  Elf_Data* data = elf_getdata(scn, nullptr);
+  if (gelf_getshdr(scn, &sh) == nullptr || data == nullptr || sh.sh_entsize == 0) return;
+  const size_t count = data->d_size / gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+  std::vector<Candidate> all;
+  for (size_t i = 0; i < count; ++i) {
+    GElf_Sym sym;
+    if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) break;
+    const int type = GELF_ST_TYPE(sym.st_info);
+    if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_name == 0 ||
+        sym.st_shndx == SHN_UNDEF) {
+      continue;
+    }
+    const char* name = elf_strptr(elf, sh.sh_link, sym.st_name);
+    if (name == nullptr || *name == '\0') continue;
+    Candidate c;
+    c.symbol.start = sym.st_value;
+    c.symbol.end = sym.st_value + sym.st_size < sym.st_value ? UINT64_MAX : sym.st_value + sym.st_size;
+    c.symbol.name = name;
+    c.binding = GELF_ST_BIND(sym.st_info);
+    all.push_back(c);
+  }
+  std::stable_sort(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) {
+    return a.symbol.start < b.symbol.start;
+  });
+  // One symbol per start address: the best of the aliases.
+  for (size_t i = 0; i < all.size();) {
+    size_t best = i, j = i + 1;
+    for (; j < all.size() && all[j].symbol.start == all[i].symbol.start; ++j) {
+      if (Better(all[j], all[best])) best = j;
+    }
+    symbols_.push_back(all[best].symbol);
+    i = j;
+  }
+  // perf's symbols__fixup_end: a symbol of size 0 ends where the next starts
+  // (the last one a page past its start, rounded up).
+  for (size_t i = 0; i < symbols_.size(); ++i) {
+    Symbol& s = symbols_[i];
+    if (s.end != s.start) continue;
+    if (i + 1 < symbols_.size()) {
+      s.end = symbols_[i + 1].start;
+    } else {
+      const uint64_t rounded = (s.start + 4095) & ~uint64_t{4095};
+      s.end = rounded + 4096 < s.start ? UINT64_MAX : rounded + 4096;
+    }
+  }
+}
+
+std::optional<uint64_t> ElfFile::OffsetToVaddr(uint64_t offset) const {
+  for (const Segment& s : segments_) {
+    if (offset >= s.offset && offset - s.offset < s.filesz) return s.vaddr + (offset - s.offset);
+  }
+  return std::nullopt;
+}
+
+const ElfFile::Symbol* ElfFile::Lookup(uint64_t vaddr) const {
+  auto it = std::upper_bound(symbols_.begin(), symbols_.end(), vaddr,
+                             [](uint64_t a, const Symbol& s) { return a < s.start; });
+  if (it == symbols_.begin()) return nullptr;
+  --it;
+  return vaddr < it->end ? &*it : nullptr;
+}
+
+bool ElfFile::ReadAt(uint64_t offset, void* out, size_t size) const {
+  if (offset > size_ || size > size_ - offset) return false;
+  std::memcpy(out, data_ + offset, size);
+  return true;
+}
+
+}  // namespace perfring::symbolize

@@ -1,0 +1,52 @@
+// The kernel's symbols as /proc/kallsyms (or a saved copy, --kallsyms FILE)
+// lists them: "ADDRESS TYPE NAME[\t[MODULE]]", one a line. Text symbols
+// (types t, T, w, W) are kept, sorted by address; each ends where the next
+// one starts (kallsyms has no sizes), as perf's kallsyms loader does.
+// Module symbols carry their module's name ("ext4").
+//
+// Immutable once parsed: const calls are thread-safe. Returned names point
+// into the object.
+#ifndef PERFRING_SYMBOLIZE_KALLSYMS_H_
+#define PERFRING_SYMBOLIZE_KALLSYMS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace perfring::symbolize {
+
+class Kallsyms {
+ public:
+  struct Symbol {
+    uint64_t start = 0, end = 0;
+    absl::string_view name;
+    absl::string_view module;  // empty: the kernel image
+  };
+
+  // Parses kallsyms text. InvalidArgument when a line is malformed (the
+  // message names the line) or when every address is 0 (kptr_restrict hid
+  // them: perf then cannot resolve kernel addresses either).
+  static absl::StatusOr<Kallsyms> Parse(std::string text);
+  // Reads and parses `path` (NotFound when it does not exist).
+  static absl::StatusOr<Kallsyms> Load(const std::string& path);
+
+  // The symbol covering `address`, or nullptr (below the first symbol, or
+  // past the last one's end).
+  const Symbol* Lookup(uint64_t address) const;
+  // The address of the first symbol named `name` ("_text", "_stext").
+  std::optional<uint64_t> AddressOf(absl::string_view name) const;
+  const std::vector<Symbol>& symbols() const { return symbols_; }
+
+ private:
+  std::string text_;  // the names point into it
+  std::vector<Symbol> symbols_;
+  std::optional<uint64_t> text_start_, stext_start_;
+};
+
+}  // namespace perfring::symbolize
+
+#endif  // PERFRING_SYMBOLIZE_KALLSYMS_H_

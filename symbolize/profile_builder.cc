@@ -1,0 +1,591 @@
+#include "symbolize/profile_builder.h"
+
+#include <linux/perf_event.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <memory>
+#include <numeric>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
+#include "decode/decoder.h"
+#include "decode/record.h"
+#include "perfdata/build_id.h"
+#include "perfdata/time_order.h"
+#include "symbolize/address_spaces.h"
+#include "symbolize/demangle.h"
+#include "symbolize/dso.h"
+#include "symbolize/kallsyms.h"
+#include "symbolize/perf_map.h"
+#include "symbolize/source_lines.h"
+
+namespace perfring::symbolize {
+namespace {
+
+constexpr absl::string_view kKernelDso = "[kernel.kallsyms]";
+
+bool IsKernelMode(uint16_t cpumode) {
+  return cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL;
+}
+
+// Anonymous executable memory: perf looks its symbols up in /tmp/perf-PID.map.
+bool IsAnon(absl::string_view name) {
+  return name == "//anon" || absl::StartsWith(name, "[anon") || absl::StartsWith(name, "/memfd:") ||
+         name == "/dev/zero" || name == "/anon_hugepage" || name.empty();
+}
+
+// Names that are no file: "[heap]", "[stack]", "[vsyscall]", "//anon" ...
+// ("[vdso]" is handled as a file: this process's own vDSO.)
+bool IsPseudoFile(absl::string_view name) {
+  return (absl::StartsWith(name, "[") && name != "[vdso]") || absl::StartsWith(name, "//") ||
+         IsAnon(name);
+}
+
+// "[ext4]" or ".../ext4.ko[.xz]" -> "ext4".
+std::string ModuleName(absl::string_view name) {
+  if (absl::StartsWith(name, "[") && absl::EndsWith(name, "]")) {
+    name = name.substr(1, name.size() - 2);
+  } else {
+    name = name.substr(name.rfind('/') + 1);
+    name = name.substr(0, name.find(".ko"));
+  }
+  return absl::StrReplaceAll(name, {{"-", "_"}});
+}
+
+struct CacheKey {
+  uint64_t address;
+  int32_t pid;
+  uint32_t generation;
+  bool operator==(const CacheKey& o) const {
+    return address == o.address && pid == o.pid && generation == o.generation;
+  }
+  template <typename H>
+  friend H AbslHashValue(H h, const CacheKey& k) {
+    return H::combine(std::move(h), k.address, k.pid, k.generation);
+  }
+};
+
+class Builder {
+ public:
+  Builder(perfdata::Reader& reader, const ProfileOptions& options)
+      : reader_(reader), options_(options) {}
+
+  absl::Status Init();
+  absl::StatusOr<Profile> Run();
+
+ private:
+  struct DsoState {
+    std::unique_ptr<Dso> dso;       // files; null for pseudo names and the kernel
+    std::string name;               // as mapped ("[kernel.kallsyms]" for the kernel)
+    bool kernel = false;
+    uint32_t mapping = kNone;       // in profile_.mappings, once hit
+    uint64_t start = 0, limit = 0, pgoff = 0;  // its first map
+    std::unique_ptr<SourceLines> lines;  // --srcline, once asked
+    bool lines_tried = false;
+  };
+
+  absl::Status OnRecord(const perfdata::TimeOrderedRecords::Entry& e);
+  absl::Status OnSample(const perfdata::TimeOrderedRecords::Entry& e, const perfring::Sample& s,
+                        uint16_t cpumode);
+  uint32_t DsoIndex(absl::string_view name, bool kernel);
+  uint32_t MappingOf(uint32_t dso);
+  // The location of `address` sampled in `pid` with `cpumode`.
+  uint32_t Resolve(int32_t pid, uint64_t address, uint16_t cpumode);
+  uint32_t ResolveKernel(uint64_t address);
+  uint32_t ResolveUser(int32_t pid, uint64_t address);
+  uint32_t FunctionOf(uint32_t mapping, uint64_t start, absl::string_view name);
+  uint32_t NewLocation(Location loc, uint32_t dso, uint64_t vaddr);
+  const Kallsyms* kallsyms();
+  const PerfMap* perf_map(int32_t pid);
+  uint32_t CommIndex(absl::string_view comm);
+  uint32_t InternStack();
+  void Warn(std::string line) { profile_.warnings.push_back(std::move(line)); }
+
+  perfdata::Reader& reader_;
+  const ProfileOptions& options_;
+  Profile profile_;
+  Record record_;  // reused across records
+
+  absl::flat_hash_map<const EventInfo*, uint32_t> event_index_;
+  absl::flat_hash_map<std::string, std::string> capture_build_ids_;  // filename -> hex
+  std::vector<DsoState> dsos_;
+  absl::flat_hash_map<std::string, uint32_t> dso_by_name_;
+  AddressSpaces spaces_;
+  absl::flat_hash_map<CacheKey, uint32_t> location_cache_;
+  absl::flat_hash_map<std::pair<uint32_t, uint64_t>, uint32_t> function_by_start_;
+  absl::flat_hash_map<std::string, uint32_t> comm_index_;
+  absl::flat_hash_map<int32_t, uint32_t> thread_comm_;  // tid -> comm index
+  absl::flat_hash_map<std::string, uint32_t> stack_index_;  // location bytes -> stack
+  absl::flat_hash_map<int32_t, std::optional<PerfMap>> perf_maps_;
+  std::vector<uint32_t> scratch_;  // the stack being built, leaf first
+
+  // The kernel: kallsyms, loaded on the first kernel address.
+  std::optional<Kallsyms> kallsyms_;
+  bool kallsyms_tried_ = false;
+  std::string kernel_problem_;
+  uint64_t kernel_text_ = 0;  // _text as the capture's kernel map says (pgoff), 0 if unknown
+  int64_t kernel_delta_ = 0;  // capture _text - kallsyms _text (KASLR across boots)
+  uint32_t kernel_dso_ = kNone;
+  uint64_t unattributed_ = 0;  // samples of no known event
+};
+
+absl::Status Builder::Init() {
+  if (!options_.symfs.empty()) {
+    struct stat st;
+    if (stat(options_.symfs.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      return absl::InvalidArgumentError(absl::StrCat("--symfs ", options_.symfs, ": not a directory"));
+    }
+  }
+  if (!options_.kallsyms.empty()) {
+    absl::StatusOr<Kallsyms> k = Kallsyms::Load(options_.kallsyms);
+    if (!k.ok()) return k.status();
+    kallsyms_ = *std::move(k);
+    kallsyms_tried_ = true;
+  }
+  const EventTable& events = reader_.events();
+  for (size_t i = 0; i < events.size(); ++i) {
+    event_index_[&events.at(static_cast<int>(i))] = static_cast<uint32_t>(i);
+    profile_.events.push_back({events.at(static_cast<int>(i)).name, 0, 0});
+  }
+  for (const perfdata::BuildIdEntry& b : reader_.features().build_ids) {
+    capture_build_ids_[b.filename] = perfdata::HexBytes(b.build_id);
+  }
+  kernel_dso_ = DsoIndex(kKernelDso, true);
+  return absl::OkStatus();
+}
+
+uint32_t Builder::DsoIndex(absl::string_view name, bool kernel) {
+  auto [it, inserted] = dso_by_name_.try_emplace(name, static_cast<uint32_t>(dsos_.size()));
+  if (inserted) {
+    DsoState d;
+    d.name = std::string(name);
+    d.kernel = kernel;
+    if (!kernel && !IsPseudoFile(name)) {
+      absl::string_view key = name;
+      auto id = capture_build_ids_.find(key);
+      if (id == capture_build_ids_.end() && absl::EndsWith(key, " (deleted)")) {
+        id = capture_build_ids_.find(key.substr(0, key.size() - 10));
+      }
+      d.dso = std::make_unique<Dso>(std::string(name),
+                                    id == capture_build_ids_.end() ? "" : id->second);
+    }
+    dsos_.push_back(std::move(d));
+  }
+  return it->second;
+}
+
+uint32_t Builder::MappingOf(uint32_t dso) {
+  DsoState& d = dsos_[dso];
+  if (d.mapping != kNone) return d.mapping;
+  Mapping m;
+  m.dso = d.name;
+  m.kernel = d.kernel;
+  m.start = d.start;
+  m.limit = d.limit;
+  m.pgoff = d.pgoff;
+  if (d.kernel) {
+    auto id = capture_build_ids_.find(d.name);
+    if (id != capture_build_ids_.end()) m.build_id = id->second;
+    if (d.name == kKernelDso) {
+      kallsyms();
+      if (!kernel_problem_.empty()) {
+        m.unsymbolized = true;
+        m.problem = kernel_problem_;
+        Warn(absl::StrCat(d.name, ": ", kernel_problem_));
+      }
+    } else if (!kallsyms_) {
+      m.unsymbolized = true;
+      m.problem = kernel_problem_;
+    }
+  } else if (d.dso != nullptr) {
+    d.dso->Load(options_.symfs);
+    m.build_id = d.dso->build_id();
+    if (!d.dso->problem().empty()) {
+      m.unsymbolized = d.dso->symbols() == nullptr;
+      m.problem = d.dso->problem();
+      Warn(absl::StrCat(d.name, ": ", d.dso->problem()));
+    }
+  } else if (IsAnon(d.name) || absl::StartsWith(d.name, "/tmp/perf-")) {
+    m.unsymbolized = !absl::StartsWith(d.name, "/tmp/perf-");
+    if (m.unsymbolized) m.problem = "anonymous memory";
+  } else {
+    m.unsymbolized = true;
+    m.problem = "not a file";
+  }
+  d.mapping = static_cast<uint32_t>(profile_.mappings.size());
+  profile_.mappings.push_back(std::move(m));
+  return d.mapping;
+}
+
+const Kallsyms* Builder::kallsyms() {
+  if (!kallsyms_tried_) {
+    kallsyms_tried_ = true;
+    absl::StatusOr<Kallsyms> k = Kallsyms::Load("/proc/kallsyms");
+    if (!k.ok()) {
+      kernel_problem_ = std::string(k.status().message());
+    } else {
+      // The running kernel's symbols fit the capture's only if it is the
+      // same kernel.
+      auto id = capture_build_ids_.find(std::string(kKernelDso));
+      absl::StatusOr<std::string> running = perfdata::ReadKernelBuildId();
+      if (id != capture_build_ids_.end() && running.ok() &&
+          perfdata::HexBytes(*running) != id->second) {
+        kernel_problem_ = absl::StrCat("build-id mismatch (capture ", id->second,
+                                       ", running kernel ", perfdata::HexBytes(*running),
+                                       "): pass the capture machine's kallsyms with --kallsyms");
+      } else {
+        kallsyms_ = *std::move(k);
+      }
+    }
+  }
+  if (kallsyms_ && kernel_text_ != 0 && kernel_delta_ == 0) {
+    if (std::optional<uint64_t> text = kallsyms_->AddressOf("_text")) {
+      kernel_delta_ = static_cast<int64_t>(kernel_text_ - *text);
+    }
+  }
+  return kallsyms_ ? &*kallsyms_ : nullptr;
+}
+
+const PerfMap* Builder::perf_map(int32_t pid) {
+  auto [it, inserted] = perf_maps_.try_emplace(pid);
+  if (inserted) {
+    absl::StatusOr<PerfMap> m = PerfMap::Load(absl::StrCat("/tmp/perf-", pid, ".map"));
+    if (m.ok()) it->second = *std::move(m);
+  }
+  return it->second ? &*it->second : nullptr;
+}
+
+uint32_t Builder::FunctionOf(uint32_t mapping, uint64_t start, absl::string_view name) {
+  auto [it, inserted] =
+      function_by_start_.try_emplace(std::make_pair(mapping, start),
+                                     static_cast<uint32_t>(profile_.functions.size()));
+  if (inserted) {
+    Function f;
+    f.system_name = std::string(name);
+    f.name = options_.demangle ? Demangle(name) : f.system_name;
+    f.mapping = mapping;
+    profile_.functions.push_back(std::move(f));
+  }
+  return it->second;
+}
+
+uint32_t Builder::NewLocation(Location loc, uint32_t dso, uint64_t vaddr) {
+  if (options_.srcline && dso != kNone && dsos_[dso].dso != nullptr) {
+    DsoState& d = dsos_[dso];
+    if (!d.lines_tried) {
+      d.lines_tried = true;
+      const ElfFile* file = d.dso->symbols() != nullptr && d.dso->symbols()->has_debug_info()
+                                ? d.dso->symbols()
+                                : (d.dso->image() != nullptr && d.dso->image()->has_debug_info()
+                                       ? d.dso->image()
+                                       : nullptr);
+      if (file != nullptr && file->path() != "[vdso]") d.lines = SourceLines::Open(file->path());
+    }
+    if (d.lines != nullptr) {
+      if (std::optional<SourceLine> l = d.lines->Lookup(vaddr)) {
+        loc.srcfile = std::move(l->file);
+        loc.line = l->line;
+        if (loc.function != kNone && profile_.functions[loc.function].filename.empty()) {
+          profile_.functions[loc.function].filename = loc.srcfile;
+        }
+      }
+    }
+  }
+  profile_.locations.push_back(std::move(loc));
+  return static_cast<uint32_t>(profile_.locations.size() - 1);
+}
+
+uint32_t Builder::ResolveKernel(uint64_t address) {
+  Location loc;
+  loc.address = address;
+  loc.kernel = true;
+  loc.dso_offset = address;
+  uint32_t dso = kernel_dso_;
+  const AddressSpaces::Map* map = spaces_.Find(AddressSpaces::kKernel, address);
+  if (map != nullptr) dso = map->dso;
+  const Kallsyms* k = kallsyms();
+  const Kallsyms::Symbol* sym = nullptr;
+  uint64_t lookup = address;
+  if (k != nullptr) {
+    // Core kernel symbols move with KASLR; module addresses are absolute.
+    sym = k->Lookup(address - static_cast<uint64_t>(kernel_delta_));
+    if (sym != nullptr && sym->module.empty()) {
+      lookup = address - static_cast<uint64_t>(kernel_delta_);
+    } else {
+      sym = k->Lookup(address);
+    }
+    if (sym != nullptr) {
+      dso = sym->module.empty() ? kernel_dso_ : DsoIndex(absl::StrCat("[", sym->module, "]"), true);
+    }
+  }
+  if (map != nullptr && dso == map->dso) loc.dso_offset = address - map->start + map->pgoff;
+  loc.mapping = MappingOf(dso);
+  if (sym != nullptr && !profile_.mappings[loc.mapping].unsymbolized) {
+    loc.function = FunctionOf(loc.mapping, sym->start, sym->name);
+    loc.symbol_offset = lookup - sym->start;
+  }
+  return NewLocation(std::move(loc), kNone, 0);
+}
+
+uint32_t Builder::ResolveUser(int32_t pid, uint64_t address) {
+  Location loc;
+  loc.address = address;
+  const AddressSpaces::Map* map = spaces_.Find(pid, address);
+  if (map == nullptr || IsAnon(dsos_[map->dso].name)) {
+    // JIT code: perf's /tmp/perf-PID.map convention (addresses are absolute).
+    if (const PerfMap* pm = perf_map(pid)) {
+      if (const PerfMap::Symbol* s = pm->Lookup(address)) {
+        const uint32_t dso = DsoIndex(absl::StrCat("/tmp/perf-", pid, ".map"), false);
+        loc.mapping = MappingOf(dso);
+        loc.dso_offset = address;
+        loc.function = FunctionOf(loc.mapping, s->start, s->name);
+        loc.symbol_offset = address - s->start;
+        return NewLocation(std::move(loc), kNone, 0);
+      }
+    }
+  }
+  if (map == nullptr) return NewLocation(std::move(loc), kNone, 0);
+  DsoState& d = dsos_[map->dso];
+  loc.mapping = MappingOf(map->dso);
+  loc.dso_offset = address - map->start + map->pgoff;
+  uint64_t vaddr = 0;
+  if (d.dso != nullptr && !profile_.mappings[loc.mapping].unsymbolized) {
+    if (const ElfFile::Symbol* s = d.dso->Lookup(loc.dso_offset, &vaddr)) {
+      loc.function = FunctionOf(loc.mapping, s->start, s->name);
+      loc.symbol_offset = vaddr - s->start;
+    }
+  }
+  return NewLocation(std::move(loc), map->dso, vaddr);
+}
+
+uint32_t Builder::Resolve(int32_t pid, uint64_t address, uint16_t cpumode) {
+  bool kernel = IsKernelMode(cpumode);
+  if (cpumode == PERF_RECORD_MISC_CPUMODE_UNKNOWN) kernel = static_cast<int64_t>(address) < 0;
+  const int32_t space = kernel ? AddressSpaces::kKernel : pid;
+  const CacheKey key{address, space, spaces_.generation(space)};
+  auto it = location_cache_.find(key);
+  if (it != location_cache_.end()) return it->second;
+  const uint32_t loc = kernel ? ResolveKernel(address) : ResolveUser(pid, address);
+  location_cache_.emplace(key, loc);
+  return loc;
+}
+
+uint32_t Builder::CommIndex(absl::string_view comm) {
+  auto [it, inserted] = comm_index_.try_emplace(comm, static_cast<uint32_t>(profile_.comms.size()));
+  if (inserted) profile_.comms.emplace_back(comm);
+  return it->second;
+}
+
+uint32_t Builder::InternStack() {
+  const absl::string_view key(reinterpret_cast<const char*>(scratch_.data()),
+                              scratch_.size() * sizeof(uint32_t));
+  auto it = stack_index_.find(key);
+  if (it != stack_index_.end()) return it->second;
+  const uint32_t index = static_cast<uint32_t>(profile_.stacks.size());
+  profile_.stacks.push_back({static_cast<uint32_t>(profile_.stack_locations.size()),
+                             static_cast<uint32_t>(scratch_.size())});
+  profile_.stack_locations.insert(profile_.stack_locations.end(), scratch_.begin(), scratch_.end());
+  stack_index_.emplace(std::string(key), index);
+  return index;
+}
+
+absl::Status Builder::OnSample(const perfdata::TimeOrderedRecords::Entry& e, const perfring::Sample& s,
+                               uint16_t cpumode) {
+  auto ev = event_index_.find(e.event);
+  if (ev == event_index_.end()) {
+    ++unattributed_;
+    return absl::OkStatus();
+  }
+  const EventInfo& info = *e.event;
+  const uint64_t type = s.sample_type;
+  symbolize::Sample out;
+  out.event = ev->second;
+  out.record = e.seq;
+  if (type & PERF_SAMPLE_TID) {
+    out.pid = static_cast<int32_t>(s.pid);
+    out.tid = static_cast<int32_t>(s.tid);
+    auto c = thread_comm_.find(out.tid);
+    out.comm = c != thread_comm_.end() ? c->second
+                                       : CommIndex(out.tid == 0 ? std::string("swapper")
+                                                                : absl::StrCat(":", out.tid));
+  }
+  if (type & PERF_SAMPLE_CPU) out.cpu = static_cast<int32_t>(s.cpu);
+  if (type & PERF_SAMPLE_TIME) out.time = s.time;
+  if (type & PERF_SAMPLE_PERIOD) {
+    out.period = s.period;
+  } else if (!info.attr.freq && info.attr.sample_period != 0) {
+    out.period = info.attr.sample_period;
+  }
+  const int32_t pid = out.pid;
+
+  SampleAddresses addresses;
+  if (options_.record_addresses) {
+    if (type & PERF_SAMPLE_IP) addresses.ip = Resolve(pid, s.ip, cpumode);
+    if (type & PERF_SAMPLE_ADDR) addresses.addr = Resolve(pid, s.addr, PERF_RECORD_MISC_CPUMODE_UNKNOWN);
+    addresses.chain_begin = static_cast<uint32_t>(profile_.chain_locations.size());
+  }
+
+  scratch_.clear();
+  if ((type & PERF_SAMPLE_CALLCHAIN) && !s.callchain.empty()) {
+    uint16_t mode = cpumode;
+    for (size_t i = 0; i < s.callchain.size(); ++i) {
+      const uint64_t ip = s.callchain[i];
+      if (ip >= static_cast<uint64_t>(PERF_CONTEXT_MAX)) {
+        switch (ip) {
+          case PERF_CONTEXT_HV: mode = PERF_RECORD_MISC_HYPERVISOR; break;
+          case PERF_CONTEXT_KERNEL: mode = PERF_RECORD_MISC_KERNEL; break;
+          case PERF_CONTEXT_USER: mode = PERF_RECORD_MISC_USER; break;
+          case PERF_CONTEXT_GUEST_KERNEL: mode = PERF_RECORD_MISC_GUEST_KERNEL; break;
+          case PERF_CONTEXT_GUEST_USER: mode = PERF_RECORD_MISC_GUEST_USER; break;
+          default: mode = PERF_RECORD_MISC_CPUMODE_UNKNOWN; break;
+        }
+        if (options_.record_addresses) profile_.chain_locations.push_back(kNone);
+        continue;
+      }
+      const uint32_t loc = Resolve(pid, ip, mode);
+      scratch_.push_back(loc);
+      if (options_.record_addresses) profile_.chain_locations.push_back(loc);
+    }
+  }
+  if (scratch_.empty() && (type & PERF_SAMPLE_IP)) scratch_.push_back(Resolve(pid, s.ip, cpumode));
+  if (options_.record_addresses) {
+    addresses.chain_size =
+        static_cast<uint32_t>(profile_.chain_locations.size()) - addresses.chain_begin;
+    profile_.sample_addresses.push_back(addresses);
+  }
+  if (!scratch_.empty()) out.stack = InternStack();
+  Event& event = profile_.events[out.event];
+  ++event.samples;
+  event.period += out.period;
+  profile_.samples.push_back(out);
+  return absl::OkStatus();
+}
+
+absl::Status Builder::OnRecord(const perfdata::TimeOrderedRecords::Entry& e) {
+  const EventInfo* event = e.event;
+  if (event == nullptr) {
+    if (reader_.events().size() == 0) return absl::OkStatus();
+    event = &reader_.events().at(0);
+  }
+  absl::Status st = DecodeRecord(e.bytes, e.size, event->format, &record_);
+  if (!st.ok()) return absl::InvalidArgumentError(absl::StrFormat("offset 0x%x: %s", e.offset, st.message()));
+  const uint16_t cpumode = record_.misc() & PERF_RECORD_MISC_CPUMODE_MASK;
+  switch (record_.type()) {
+    case PERF_RECORD_SAMPLE:
+      return OnSample(e, *record_.get<perfring::Sample>(), cpumode);
+    case PERF_RECORD_MMAP:
+    case PERF_RECORD_MMAP2: {
+      uint32_t pid;
+      uint64_t addr, len, pgoff;
+      std::string_view filename;
+      std::string build_id;
+      if (const auto* m = record_.get<MmapRecord>()) {
+        pid = m->pid, addr = m->addr, len = m->len, pgoff = m->pgoff, filename = m->filename;
+      } else {
+        const auto* m2 = record_.get<Mmap2Record>();
+        pid = m2->pid, addr = m2->addr, len = m2->len, pgoff = m2->pgoff, filename = m2->filename;
+        if (m2->has_build_id && !m2->build_id.empty()) {
+          build_id = perfdata::HexBytes(absl::string_view(
+              reinterpret_cast<const char*>(m2->build_id.data()), m2->build_id.size()));
+        }
+      }
+      if (record_.misc() & PERF_RECORD_MISC_MMAP_DATA) return absl::OkStatus();
+      const bool kernel = IsKernelMode(cpumode);
+      std::string name(filename);
+      if (kernel && absl::StartsWith(name, kKernelDso)) {
+        name = std::string(kKernelDso);
+        if (kernel_text_ == 0) kernel_text_ = pgoff;
+      } else if (kernel) {
+        name = absl::StrCat("[", ModuleName(name), "]");
+      }
+      if (!build_id.empty() && !capture_build_ids_.contains(name)) capture_build_ids_[name] = build_id;
+      const uint32_t dso = DsoIndex(name, kernel);
+      DsoState& d = dsos_[dso];
+      if (d.limit == 0) d.start = addr, d.limit = addr + len, d.pgoff = pgoff;
+      spaces_.OnMmap(kernel ? AddressSpaces::kKernel : static_cast<int32_t>(pid), addr, len, pgoff,
+                     dso);
+      return absl::OkStatus();
+    }
+    case PERF_RECORD_COMM: {
+      const auto* c = record_.get<CommRecord>();
+      if (record_.misc() & PERF_RECORD_MISC_COMM_EXEC) spaces_.OnExec(static_cast<int32_t>(c->pid));
+      thread_comm_[static_cast<int32_t>(c->tid)] = CommIndex(absl::string_view(c->comm.data(), c->comm.size()));
+      return absl::OkStatus();
+    }
+    case PERF_RECORD_FORK: {
+      const auto* t = record_.get<TaskRecord>();
+      spaces_.OnFork(static_cast<int32_t>(t->pid), static_cast<int32_t>(t->ppid));
+      auto parent = thread_comm_.find(static_cast<int32_t>(t->ptid));
+      if (parent != thread_comm_.end()) thread_comm_[static_cast<int32_t>(t->tid)] = parent->second;
+      return absl::OkStatus();
+    }
+    case PERF_RECORD_LOST:
+      profile_.lost += record_.get<LostRecord>()->lost;
+      return absl::OkStatus();
+    case PERF_RECORD_LOST_SAMPLES:
+      profile_.lost += record_.get<LostSamplesRecord>()->lost;
+      return absl::OkStatus();
+    default:
+      return absl::OkStatus();
+  }
+}
+
+absl::StatusOr<Profile> Builder::Run() {
+  absl::StatusOr<perfdata::TimeOrderedRecords> sorted =
+      perfdata::TimeOrderedRecords::Collect(reader_, [](const perfdata::RecordRef& ref) {
+        if (ref.size < sizeof(perf_event_header)) return false;
+        switch (LoadUnaligned<uint32_t>(ref.bytes)) {
+          case PERF_RECORD_SAMPLE: case PERF_RECORD_MMAP: case PERF_RECORD_MMAP2:
+          case PERF_RECORD_COMM: case PERF_RECORD_FORK: case PERF_RECORD_LOST:
+          case PERF_RECORD_LOST_SAMPLES:
+            return true;
+          default:
+            return false;
+        }
+      });
+  if (!sorted.ok()) return sorted.status();
+  for (const perfdata::TimeOrderedRecords::Entry& e : sorted->records()) {
+    if (absl::Status s = OnRecord(e); !s.ok()) return s;
+  }
+  if (unattributed_ > 0) {
+    Warn(absl::StrCat(unattributed_, " sample(s) of no event of the file left out"));
+  }
+  // Samples in file order (time order put them through the side-band).
+  std::vector<uint32_t> order(profile_.samples.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [this](uint32_t a, uint32_t b) {
+    return profile_.samples[a].record < profile_.samples[b].record;
+  });
+  bool sorted_already = true;
+  for (size_t i = 0; i < order.size() && sorted_already; ++i) sorted_already = order[i] == i;
+  if (!sorted_already) {
+    std::vector<symbolize::Sample> samples;
+    samples.reserve(order.size());
+    for (uint32_t i : order) samples.push_back(profile_.samples[i]);
+    profile_.samples = std::move(samples);
+    if (options_.record_addresses) {
+      std::vector<SampleAddresses> addresses;
+      addresses.reserve(order.size());
+      for (uint32_t i : order) addresses.push_back(profile_.sample_addresses[i]);
+      profile_.sample_addresses = std::move(addresses);
+    }
+  }
+  return std::move(profile_);
+}
+
+}  // namespace
+
+absl::StatusOr<Profile> BuildProfile(perfdata::Reader& reader, const ProfileOptions& options) {
+  Builder builder(reader, options);
+  if (absl::Status s = builder.Init(); !s.ok()) return s;
+  return builder.Run();
+}
+
+}  // namespace perfring::symbolize

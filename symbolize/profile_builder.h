@@ -1,0 +1,43 @@
+// From a perf.data to a symbolized Profile (symbolize/profile.h): the one
+// pass over a capture that perfring report, export, flamegraph and
+// `dump --symbolize` share.
+#ifndef PERFRING_SYMBOLIZE_PROFILE_BUILDER_H_
+#define PERFRING_SYMBOLIZE_PROFILE_BUILDER_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "perfdata/reader.h"
+#include "symbolize/profile.h"
+
+namespace perfring::symbolize {
+
+struct ProfileOptions {
+  bool srcline = false;        // --srcline: source file and line of each location (libdw)
+  std::string kallsyms;        // --kallsyms FILE; empty: /proc/kallsyms
+  std::string symfs;           // --symfs DIR: look DSOs up under DIR (perf's option); empty: /
+  bool demangle = true;        // --no-demangle turns it off
+  // Fill Profile::sample_addresses (dump --symbolize): the location of each
+  // sample's ip, addr and raw callchain entries.
+  bool record_addresses = false;
+};
+
+// Reads every record of the perf.data once (side-band applied in time order), symbolizes each
+// SAMPLE's ip and callchain (PERF_CONTEXT_* markers give each entry's cpumode; with REGS_USER +
+// STACK_USER the user part is unwound with libdw, as perf does for --call-graph dwarf) and returns the
+// Profile. Errors: the reader's (malformed file).
+//
+// Also: NotFound or InvalidArgument (one line, naming the file) when
+// options.kallsyms is given and cannot be read or parsed, InvalidArgument
+// when options.symfs is not a directory. What the capture's own contents
+// leave unresolved (missing files, build-id mismatches, no symbols, no
+// kallsyms) is never an error: the addresses stay hex with their dso and
+// offset, and Profile::warnings says why, once per DSO.
+//
+// The reader is only read (ForEachRecord); the Profile owns everything it
+// holds. Not thread-safe with respect to `reader`.
+absl::StatusOr<Profile> BuildProfile(perfdata::Reader& reader, const ProfileOptions& options);
+
+}  // namespace perfring::symbolize
+
+#endif  // PERFRING_SYMBOLIZE_PROFILE_BUILDER_H_

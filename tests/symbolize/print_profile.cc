@@ -1,0 +1,34 @@
+// print_profile FILE [--srcline] [--kallsyms F] [--symfs D]: the symbolized
+// samples of a perf.data, one a line (tests/symbolize/profile_text.h), for
+// looking at what the tests see.
+#include <cstdio>
+#include <string>
+
+#include "symbolize/profile_builder.h"
+#include "tests/symbolize/profile_text.h"
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: print_profile FILE [--srcline] [--kallsyms F] [--symfs D]\n");
+    return 2;
+  }
+  perfring::symbolize::ProfileOptions options;
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--srcline") options.srcline = true;
+    if (a == "--kallsyms" && i + 1 < argc) options.kallsyms = argv[++i];
+    if (a == "--symfs" && i + 1 < argc) options.symfs = argv[++i];
+  }
+  auto reader = perfring::perfdata::Reader::Open(argv[1]);
+  if (!reader.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(reader.status().message()).c_str());
+    return 2;
+  }
+  auto profile = perfring::symbolize::BuildProfile(**reader, options);
+  if (!profile.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(profile.status().message()).c_str());
+    return 2;
+  }
+  std::fputs(perfring::symbolize::testing::ProfileText(*profile).c_str(), stdout);
+  return 0;
+}
