@@ -151,8 +151,9 @@ perfring::pprof::Profile ToPprof(const Profile& profile, const PprofOptions& opt
     dst->set_value(2 * s.event, dst->value(2 * s.event) + 1);
     dst->set_value(2 * s.event + 1, dst->value(2 * s.event + 1) + static_cast<int64_t>(s.period));
   }
-  if (last_time > first_time) out.set_duration_nanos(static_cast<int64_t>(last_time - first_time));
-  if (options.time_nanos != 0) out.set_time_nanos(options.time_nanos);
+  int64_t duration = last_time > first_time ? static_cast<int64_t>(last_time - first_time) : 0;
+  out.set_duration_nanos(duration);
+  if (options.capture_end_nanos != 0) out.set_time_nanos(options.capture_end_nanos - duration);
   if (!options.comment.empty()) out.add_comment(strings.Index(options.comment));
   return out;
 }

@@ -19,8 +19,9 @@
 //   function      name (demangled), system_name (as in the symbol table),
 //                 source file
 //   period_type   the first event's (EVENT, unit); period its first sample's
-//   time_nanos    from the options (a Profile's times are the perf clock, not
-//                 wall time); duration_nanos the first to the last sample
+//   time_nanos    the options' capture end (a Profile's times are the perf
+//                 clock, not wall time) less duration_nanos, the first to the
+//                 last sample
 //
 // Pure functions; thread-safe as the Profile is.
 #ifndef PERFRING_REPORT_PPROF_H_
@@ -36,7 +37,9 @@
 namespace perfring::report {
 
 struct PprofOptions {
-  int64_t time_nanos = 0;  // the collection's start, ns since the epoch; 0 unknown
+  // When the capture ended, ns since the epoch (e.g. the perf.data's
+  // modification time); 0 unknown (time_nanos is then left unset).
+  int64_t capture_end_nanos = 0;
   std::string comment;     // one comment line, e.g. the input file; "" none
 };
 

@@ -184,15 +184,16 @@ class GraphPrinter {
                std::string* out)
       : profile_(profile), tree_(tree), total_(total), min_hit_(min_hit), out_(out) {}
 
-  // callchain__fprintf_graph: a single branch at the top is printed as
-  // "---" and its frames; then the tree, with a blank line after it when
-  // anything was printed.
-  void Print(bool skip_first_frame) {
+  // callchain__fprintf_graph: a single branch at the top that holds all of
+  // the row's period (`row_period`) is printed as "---" and its frames,
+  // without its percent (the row's own); then the tree, with a blank line
+  // after it when anything was printed.
+  void Print(uint64_t row_period, bool skip_first_frame) {
     size_t before = out_->size();
     uint32_t root = 0;
     size_t left = 0;
     std::vector<std::vector<uint32_t>> top = Branches(0);
-    if (top.size() == 1) {
+    if (top.size() == 1 && tree_.nodes[top[0][0]].cumul == row_period) {
       bool printed = false;
       for (size_t i = 0; i < top[0].size(); ++i) {
         if (i == 0 && skip_first_frame) continue;
@@ -452,7 +453,7 @@ void RenderEvent(const Profile& profile, const ReportOptions& options, uint32_t 
       }
       tree.Add(profile, chain, g.period);
     }
-    GraphPrinter(profile, tree, total, min_hit, out).Print(skip_first);
+    GraphPrinter(profile, tree, total, min_hit, out).Print(weight(r), skip_first);
   }
   out->append("\n\n");
 }

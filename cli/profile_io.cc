@@ -1,0 +1,88 @@
+#include "cli/profile_io.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "perfdata/output_file.h"
+#include "perfdata/reader.h"
+
+namespace perfring::cli {
+
+void AddSymbolOptions(ArgParser* p, symbolize::ProfileOptions* options) {
+  using A = OptionSpec::Arg;
+  p->Add({'k', "kallsyms", A::kRequired, "FILE", "kernel symbols from FILE (default /proc/kallsyms)",
+          [options](absl::string_view v) {
+            options->kallsyms = std::string(v);
+            return absl::OkStatus();
+          }});
+  p->Add({0, "symfs", A::kRequired, "DIR", "look for the DSOs under DIR", [options](absl::string_view v) {
+            options->symfs = std::string(v);
+            return absl::OkStatus();
+          }});
+  p->Add({0, "srcline", A::kNone, "", "source file and line of each address (DWARF)",
+          [options](absl::string_view) {
+            options->srcline = true;
+            return absl::OkStatus();
+          }});
+  p->Add({0, "no-demangle", A::kNone, "", "C++ names as in the symbol table",
+          [options](absl::string_view) {
+            options->demangle = false;
+            return absl::OkStatus();
+          }});
+}
+
+absl::StatusOr<symbolize::Profile> LoadProfile(absl::string_view command, const std::string& path,
+                                               const symbolize::ProfileOptions& options) {
+  absl::StatusOr<std::unique_ptr<perfdata::Reader>> reader = perfdata::Reader::Open(path);
+  if (!reader.ok()) return reader.status();
+  absl::StatusOr<symbolize::Profile> profile = symbolize::BuildProfile(**reader, options);
+  if (!profile.ok()) return profile.status();
+  for (const std::string& w : profile->warnings)
+    std::fprintf(stderr, "perfring %.*s: warning: %s\n", static_cast<int>(command.size()),
+                 command.data(), w.c_str());
+  return profile;
+}
+
+absl::Status WriteOutput(const std::string& path, absl::string_view bytes) {
+  absl::StatusOr<perfdata::OutputFile> file = perfdata::OpenOutputFile(path);
+  if (!file.ok()) return file.status();
+  if (!file->kept_as.empty())
+    std::fprintf(stderr, "%s\n", perfdata::KeptNotice(path, file->kept_as).c_str());
+  const int fd = file->kind == perfdata::OutputKind::kStdout ? STDOUT_FILENO : file->fd;
+  const std::string name = path == "-" ? "stdout" : path;
+  absl::Status status;
+  for (size_t done = 0; done < bytes.size();) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int err = errno;
+      if (err == EFBIG || perfdata::AtFileSizeLimit(fd))
+        status = perfdata::FileSizeLimitError(name, "the output is incomplete");
+      else if (err == EPIPE)
+        status = absl::OkStatus();  // the reader went away (| head): not an error of ours
+      else
+        status = absl::Status(absl::ErrnoToStatusCode(err),
+                              absl::StrCat("cannot write ", name, ": ", std::strerror(err)));
+      break;
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (fd != STDOUT_FILENO && ::close(fd) != 0 && status.ok())
+    status = absl::Status(absl::ErrnoToStatusCode(errno),
+                          absl::StrCat("cannot write ", name, ": ", std::strerror(errno)));
+  return status;
+}
+
+int64_t ModificationTimeNanos(const std::string& path) {
+  struct stat st;
+  if (path == "-" || ::stat(path.c_str(), &st) != 0) return 0;
+  return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+}  // namespace perfring::cli
