@@ -81,10 +81,30 @@ perfring::pprof::Profile ToPprof(const Profile& profile, const PprofOptions& opt
     if (l.function != kNone) has_functions[l.mapping] = true;
     if (l.line != 0) has_lines[l.mapping] = true;
   }
-  for (size_t m = 0; m < profile.mappings.size(); ++m) {
+  // pprof's mapping[0] is the main binary: the file mapping with the most
+  // samples at its leaf goes first, the others keep their order.
+  std::vector<uint64_t> leaf_samples(profile.mappings.size(), 0);
+  for (const symbolize::Sample& s : profile.samples) {
+    if (s.stack == kNone) continue;
+    uint32_t m = profile.locations[*profile.stack_begin(s.stack)].mapping;
+    if (m < leaf_samples.size()) ++leaf_samples[m];
+  }
+  uint32_t main_mapping = kNone;
+  for (uint32_t m = 0; m < profile.mappings.size(); ++m) {
+    const symbolize::Mapping& mapping = profile.mappings[m];
+    if (mapping.kernel || mapping.dso.empty() || mapping.dso[0] == '[') continue;
+    if (main_mapping == kNone || leaf_samples[m] > leaf_samples[main_mapping]) main_mapping = m;
+  }
+  std::vector<uint64_t> mapping_id(profile.mappings.size());
+  std::vector<uint32_t> order;
+  if (main_mapping != kNone) order.push_back(main_mapping);
+  for (uint32_t m = 0; m < profile.mappings.size(); ++m)
+    if (m != main_mapping) order.push_back(m);
+  for (size_t i = 0; i < order.size(); ++i) mapping_id[order[i]] = i + 1;
+  for (uint32_t m : order) {
     const symbolize::Mapping& src = profile.mappings[m];
     auto* dst = out.add_mapping();
-    dst->set_id(m + 1);
+    dst->set_id(mapping_id[m]);
     dst->set_memory_start(src.start);
     dst->set_memory_limit(src.limit);
     dst->set_file_offset(src.pgoff);
@@ -106,7 +126,7 @@ perfring::pprof::Profile ToPprof(const Profile& profile, const PprofOptions& opt
     const symbolize::Location& src = profile.locations[i];
     auto* dst = out.add_location();
     dst->set_id(i + 1);
-    if (src.mapping != kNone) dst->set_mapping_id(src.mapping + 1);
+    if (src.mapping < mapping_id.size()) dst->set_mapping_id(mapping_id[src.mapping]);
     dst->set_address(src.address);
     if (src.function != kNone) {
       auto* line = dst->add_line();

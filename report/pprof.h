@@ -13,7 +13,9 @@
 //                 and "tid" (num)
 //   location      one per Profile location: mapping, address as sampled, one
 //                 line (function, source line when known) when resolved
-//   mapping       start, limit, offset, filename, build_id; has_functions
+//   mapping       the main binary first (the file mapping with the most
+//                 leaf samples: pprof's mapping[0]); start, limit, offset,
+//                 filename, build_id; has_functions
 //                 when some address of it resolved, has_filenames and
 //                 has_line_numbers when source lines were asked for and found
 //   function      name (demangled), system_name (as in the symbol table),

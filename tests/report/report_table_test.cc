@@ -209,6 +209,31 @@ TEST(ReportTable, CallerGraphBranchesWithPercents) {
                               "\n"));
 }
 
+// Regression: a lone top branch was drawn as "---" (the row's own percent,
+// not printed) even when branches under the threshold held part of the
+// row's period; perf then draws it as a branch with its percent.
+TEST(ReportTable, LoneTopBranchWithLessThanTheRowKeepsItsPercent) {
+  TestProfile t;
+  uint32_t e = t.Event("cpu-clock");
+  uint32_t c = t.Comm("x");
+  uint32_t m = t.Mapping("/bin/x");
+  uint32_t k = t.Mapping("[kernel.kallsyms]", true, 0xffffffff81000000, 0xffffffff82000000);
+  uint32_t hot = t.Frame("hot", m, 0x400010), main = t.Frame("main", m, 0x400100);
+  uint32_t irq = t.Frame("irq", k, 0xffffffff81000100);
+  for (int i = 0; i < 6; ++i) t.Sample(e, c, 1, {hot, main}, 10);
+  for (int i = 0; i < 4; ++i) t.Sample(e, c, 1, {irq, hot, main}, 1);
+  ReportOptions o;
+  o.children = true;
+  o.call_graph = true;
+  o.graph_threshold = 10;
+  EXPECT_THAT(RenderReportTable(t.profile(), o),
+              HasSubstr("   100.00%    93.75%  x        x                  [.] hot\n"
+                        "            |          \n"
+                        "             --93.75%--main\n"
+                        "                       hot\n"
+                        "\n"));
+}
+
 TEST(ReportTable, GraphThresholdLeavesOutSmallBranches) {
   ReportOptions o;
   o.children = true;
