@@ -60,8 +60,19 @@ int ReportCommand(const std::vector<std::string>& args) {
            return absl::OkStatus();
          }});
 
+  // perf takes -g's value as the next word too ("-g none", "-g caller"):
+  // report has no positional arguments, so a word after -g is its value.
+  std::vector<std::string> words;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if ((args[i] == "-g" || args[i] == "--call-graph") && i + 1 < args.size() &&
+        !args[i + 1].empty() && args[i + 1][0] != '-') {
+      words.push_back("--call-graph=" + args[++i]);
+    } else {
+      words.push_back(args[i]);
+    }
+  }
   std::vector<std::string> positional;
-  if (std::optional<int> done = p.ParseCommandLine("report", args, &positional, &help)) return *done;
+  if (std::optional<int> done = p.ParseCommandLine("report", words, &positional, &help)) return *done;
   if (!positional.empty()) {
     std::fprintf(stderr, "perfring report: unexpected argument '%s' (the input is -i FILE)\n",
                  positional[0].c_str());
