@@ -17,6 +17,7 @@
 #include "perfdata/status_macros.h"
 #include "perfdata/thread_names.h"
 #include "perfdata/time_order.h"
+#include "symbolize/profile_builder.h"
 
 namespace perfring::cli {
 // The dump is perf.data read and rendered: its types and feature ids throughout.
@@ -40,6 +41,56 @@ int DefaultThreads() {
 absl::Status DumpHeader(const Reader& reader, FILE* out) {
   return WriteOut(out, HeaderJson(reader).dump() + "\n");
 }
+
+// --symbolize: what the JSON renders for each location of a profile built
+// with record_addresses, and each sample's SampleSymbols, found by the
+// sample's position in the file. Owns the strings the views point into;
+// immutable once built (the render threads read it).
+class DumpSymbols {
+ public:
+  explicit DumpSymbols(symbolize::Profile profile) : profile_(std::move(profile)) {
+    srclines_.reserve(profile_.locations.size());
+    for (const symbolize::Location& l : profile_.locations) {
+      AddressSymbol a;
+      if (l.mapping != symbolize::kNone) {
+        a.dso = profile_.mappings[l.mapping].dso;
+        a.dsoff = l.dso_offset;
+      }
+      if (l.function != symbolize::kNone) {
+        a.sym = profile_.functions[l.function].name;
+        a.symoff = l.symbol_offset;
+      }
+      srclines_.push_back(l.srcfile.empty() ? std::string() : absl::StrCat(l.srcfile, ":", l.line));
+      table_.push_back(a);
+    }
+    for (size_t i = 0; i < table_.size(); ++i) table_[i].srcline = srclines_[i];
+    for (size_t i = 0; i < profile_.samples.size(); ++i) {
+      const symbolize::SampleAddresses& a = profile_.sample_addresses[i];
+      SampleSymbols s;
+      s.table = table_.data();
+      s.ip = a.ip;
+      s.addr = a.addr;
+      s.chain = profile_.chain_locations.data() + a.chain_begin;
+      s.chain_size = a.chain_size;
+      samples_.push_back(s);
+      positions_.push_back(profile_.samples[i].record);
+    }
+  }
+  // The symbols of the SAMPLE at `position` (ForEachRecord order), or null.
+  const SampleSymbols* At(uint64_t position) const {
+    auto it = std::lower_bound(positions_.begin(), positions_.end(), position);
+    if (it == positions_.end() || *it != position) return nullptr;
+    return &samples_[static_cast<size_t>(it - positions_.begin())];
+  }
+  const std::vector<std::string>& warnings() const { return profile_.warnings; }
+
+ private:
+  symbolize::Profile profile_;
+  std::vector<std::string> srclines_;
+  std::vector<AddressSymbol> table_;
+  std::vector<SampleSymbols> samples_;
+  std::vector<uint64_t> positions_;  // ascending: the profile's samples are in file order
+};
 
 }  // namespace
 
@@ -70,6 +121,24 @@ absl::Status RunDump(const DumpOptions& options, FILE* out, FILE* err) {
     // that JSON samples carry "comm". Outlives the sink, which renders it.
     absl::StatusOr<ThreadNames> names = ThreadNames::Collect(r);
     if (!names.ok()) return names.status();
+    // --symbolize: every sample resolved first; outlives the sink too.
+    std::optional<DumpSymbols> symbols;
+    if (options.symbolize) {
+      symbolize::ProfileOptions profile_options = options.symbols;
+      profile_options.record_addresses = true;
+      absl::StatusOr<symbolize::Profile> profile = symbolize::BuildProfile(r, profile_options);
+      if (!profile.ok()) return profile.status();
+      symbols.emplace(*std::move(profile));
+      for (const std::string& w : symbols->warnings()) {
+        absl::FPrintF(err, "perfring dump: --symbolize: %s\n", w);
+      }
+    }
+    auto symbols_at = [&symbols](const RecordRef& ref, uint64_t position) -> const SampleSymbols* {
+      if (!symbols || ref.size < 8 || LoadUnaligned<uint32_t>(ref.bytes) != PERF_RECORD_SAMPLE) {
+        return nullptr;
+      }
+      return symbols->At(position);
+    };
     JsonLinesWriter sink(out, options.threads > 0 ? options.threads : DefaultThreads());
     if (options.sort == DumpOptions::Sort::kTime) {
       absl::StatusOr<TimeOrderedRecords> collected =
@@ -78,12 +147,14 @@ absl::Status RunDump(const DumpOptions& options, FILE* out, FILE* err) {
       sorted = std::move(*collected);
       for (const TimeOrderedRecords::Entry& e : sorted->records()) {
         const RecordRef ref = e.ref();
-        PERFDATA_RETURN_IF_ERROR(sink.Add(ref, names->CommOfSample(ref, e.seq)));
+        PERFDATA_RETURN_IF_ERROR(
+            sink.Add(ref, names->CommOfSample(ref, e.seq), symbols_at(ref, e.seq)));
       }
     } else {
       uint64_t position = 0;
       PERFDATA_RETURN_IF_ERROR(r.ForEachRecord([&](const RecordRef& ref) {
-        return sink.Add(ref, names->CommOfSample(ref, position++));
+        const uint64_t at = position++;
+        return sink.Add(ref, names->CommOfSample(ref, at), symbols_at(ref, at));
       }));
     }
     PERFDATA_RETURN_IF_ERROR(sink.Finish());

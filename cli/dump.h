@@ -10,6 +10,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "symbolize/profile_builder.h"
 
 namespace perfring::cli {
 
@@ -33,13 +34,21 @@ struct DumpOptions {
   // Threads rendering JSON Lines (the output order is the same for any
   // number); 0 = one per CPU, at most 4.
   int threads = 0;
+  // --symbolize (JSON Lines only): each SAMPLE's ip, addr and callchain
+  // entries get their symbol, dso and (symbols.srcline) source line, as
+  // json/sample_symbols.h renders them. The file is read once more first,
+  // for symbolize::BuildProfile. Without it the output is unchanged.
+  bool symbolize = false;
+  symbolize::ProfileOptions symbols;
 };
 
 // Writes the dump of options.path to `out` (buffered, written in large
 // chunks) and one warning line per unknown record type to `err`.
 // Errors: InvalidArgument for malformed input (its message starts with
 // "offset 0x<offset>: "; the CLI exits 2), NotFound/PermissionDenied when the
-// file cannot be opened, Unavailable when `out` cannot be written.
+// file cannot be opened, Unavailable when `out` cannot be written; with
+// --symbolize also BuildProfile's (--kallsyms FILE unreadable, --symfs not a
+// directory). One warning line per DSO --symbolize could not resolve.
 absl::Status RunDump(const DumpOptions& options, FILE* out, FILE* err = stderr);
 
 }  // namespace perfring::cli

@@ -19,7 +19,8 @@ int DumpCommand(const std::vector<std::string>& args) {
   bool input_set = false;
   using A = OptionSpec::Arg;
   ArgParser p(
-      "perfring dump [FILE|-] [--sort file|time] [--header] [--format jsonl|perf-json] [--threads N] [-o OUT]");
+      "perfring dump [FILE|-] [--sort file|time] [--header] [--format jsonl|perf-json] [--threads N] "
+      "[--symbolize [--srcline] [--kallsyms FILE] [--symfs DIR] [--no-demangle]] [-o OUT]");
   p.Add({'i', "input", A::kRequired, "FILE", "input file (default perf.data; - = stdin)",
          [&](absl::string_view v) {
            options.path = std::string(v);
@@ -54,6 +55,35 @@ int DumpCommand(const std::vector<std::string>& args) {
            options.threads = static_cast<int>(n);
            return absl::OkStatus();
          }});
+  p.Add({0, "symbolize", A::kNone, "",
+         "add sym, symoff, dso, dsoff to each sample's ip, addr (addr_*) and callchain entries",
+         [&](absl::string_view) {
+           options.symbolize = true;
+           return absl::OkStatus();
+         }});
+  p.Add({0, "srcline", A::kNone, "", "with --symbolize: also \"srcline\": \"file.c:42\" (DWARF line tables)",
+         [&](absl::string_view) {
+           options.symbolize = options.symbols.srcline = true;
+           return absl::OkStatus();
+         }});
+  p.Add({0, "kallsyms", A::kRequired, "FILE", "with --symbolize: kernel symbols from FILE, not /proc/kallsyms",
+         [&](absl::string_view v) {
+           options.symbolize = true;
+           options.symbols.kallsyms = std::string(v);
+           return absl::OkStatus();
+         }});
+  p.Add({0, "symfs", A::kRequired, "DIR", "with --symbolize: look binaries up under DIR",
+         [&](absl::string_view v) {
+           options.symbolize = true;
+           options.symbols.symfs = std::string(v);
+           return absl::OkStatus();
+         }});
+  p.Add({0, "no-demangle", A::kNone, "", "with --symbolize: C++ names as mangled in the symbol table",
+         [&](absl::string_view) {
+           options.symbolize = true;
+           options.symbols.demangle = false;
+           return absl::OkStatus();
+         }});
   p.Add({'o', "output", A::kRequired, "OUT", "write here instead of stdout",
          [&](absl::string_view v) {
            output = std::string(v);
@@ -71,6 +101,10 @@ int DumpCommand(const std::vector<std::string>& args) {
     return 2;
   }
   if (positional.size() == 1) options.path = positional[0];
+  if (options.symbolize && options.format == DumpOptions::Format::kPerfJson) {
+    std::fprintf(stderr, "perfring dump: --symbolize applies to --format jsonl only\n");
+    return 2;
+  }
 
   // perfdata/output_file.h's rule: a previous file is kept as OUT.old, a
   // directory or socket is refused.

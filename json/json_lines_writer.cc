@@ -26,6 +26,7 @@ struct JsonLinesWriter::Batch {
     const uint8_t* bytes;
     const EventInfo* event;
     const std::string* comm;  // a SAMPLE's thread name, or null
+    const SampleSymbols* symbols;  // a SAMPLE's resolved addresses, or null
     uint64_t offset;
     uint32_t size;
   };
@@ -55,7 +56,8 @@ struct JsonLinesWriter::Batch {
       // after the buffer has doubled.
       char* end;
       while ((end = AppendJsonLine(record, ref.event, text.data() + text_size,
-                                   text.data() + text.size(), ref.comm)) == nullptr) {
+                                   text.data() + text.size(), ref.comm,
+                                   ref.symbols)) == nullptr) {
         text.resize(std::max<size_t>(2 * text.size(), kMinTextSize));
       }
       text_size = static_cast<size_t>(end - text.data());
@@ -106,7 +108,8 @@ void JsonLinesWriter::WorkerLoop() {
   }
 }
 
-absl::Status JsonLinesWriter::Add(const perfdata::RecordRef& ref, const std::string* comm) {
+absl::Status JsonLinesWriter::Add(const perfdata::RecordRef& ref, const std::string* comm,
+                                  const SampleSymbols* symbols) {
   Batch* batch = filling_batch_;
   const bool arena_full = ref.decompressed && kArenaSize - batch->arena_used < ref.size;
   if (ABSL_PREDICT_FALSE(batch->refs.size() >= batch_records_ || arena_full)) {
@@ -121,7 +124,7 @@ absl::Status JsonLinesWriter::Add(const perfdata::RecordRef& ref, const std::str
     batch->arena_used += (ref.size + 7) & ~size_t{7};
     bytes = dst;
   }
-  batch->refs.push_back({bytes, ref.event, comm, ref.offset, ref.size});
+  batch->refs.push_back({bytes, ref.event, comm, symbols, ref.offset, ref.size});
   return absl::OkStatus();
 }
 

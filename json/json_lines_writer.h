@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "json/sample_symbols.h"
 #include "perfdata/reader.h"
 
 namespace perfring {
@@ -43,8 +44,10 @@ class JsonLinesWriter {
   // of an earlier batch: a record that does not decode (InvalidArgument
   // naming its offset) or a write error (Unavailable). `comm` (may be null;
   // must outlive Finish() as the bytes do) is the sample's thread name,
-  // rendered as "comm".
-  absl::Status Add(const perfdata::RecordRef& ref, const std::string* comm = nullptr);
+  // rendered as "comm". `symbols` (may be null; must outlive Finish() too):
+  // a SAMPLE's resolved addresses (dump --symbolize, json/sample_symbols.h).
+  absl::Status Add(const perfdata::RecordRef& ref, const std::string* comm = nullptr,
+                   const SampleSymbols* symbols = nullptr);
   // Renders and writes what is queued, and flushes `out`.
   absl::Status Finish();
 

@@ -107,8 +107,9 @@ struct BodyWriter {
   JsonSink& j;
   const Record& rec;
   const TracepointFormat* tracepoint;  // the sample's event's fields, or null
+  const SampleSymbols* symbols;        // dump --symbolize's, or null
 
-  void operator()(const Sample& s) { WriteSample(j, rec.misc(), s, tracepoint); }
+  void operator()(const Sample& s) { WriteSample(j, rec.misc(), s, tracepoint, symbols); }
   void operator()(const RawRecord& r) {
     j.Key("type_id");
     j.U64(rec.type());
@@ -136,7 +137,8 @@ void VisitBody(BodyWriter& writer, const RecordBody& body) {
 // Flattened (every call in it inlined, recursively) so that the sink's state
 // lives in registers throughout (see JsonSink, "Speed").
 __attribute__((flatten)) void WriteLine(const Record& rec, const EventInfo* event,
-                                        const std::string* comm, JsonOutput* out) {
+                                        const std::string* comm, const SampleSymbols* symbols,
+                                        JsonOutput* out) {
   JsonBuffer buffer;  // not initialized: only the bytes written are read
   JsonSink j(out, &buffer);  // appends to *out when it goes out of scope
   j.BeginObject();
@@ -149,7 +151,7 @@ __attribute__((flatten)) void WriteLine(const Record& rec, const EventInfo* even
   }
   j.Key("misc");
   j.U64(rec.misc());
-  BodyWriter body_writer{j, rec, event != nullptr ? event->tracepoint.get() : nullptr};
+  BodyWriter body_writer{j, rec, event != nullptr ? event->tracepoint.get() : nullptr, symbols};
   VisitBody(body_writer, rec.body);
   if (comm != nullptr) {
     j.Key("comm");
@@ -164,13 +166,13 @@ __attribute__((flatten)) void WriteLine(const Record& rec, const EventInfo* even
 
 void AppendJsonLine(const Record& rec, const EventInfo* event, std::string* out) {
   JsonOutput output(out);
-  WriteLine(rec, event, nullptr, &output);
+  WriteLine(rec, event, nullptr, nullptr, &output);
 }
 
 char* AppendJsonLine(const Record& rec, const EventInfo* event, char* begin, char* end,
-                     const std::string* comm) {
+                     const std::string* comm, const SampleSymbols* symbols) {
   JsonOutput output(begin, end);
-  WriteLine(rec, event, comm, &output);
+  WriteLine(rec, event, comm, symbols, &output);
   return output.overflowed ? nullptr : output.pos;
 }
 

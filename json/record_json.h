@@ -58,6 +58,7 @@
 
 #include "decode/event_table.h"
 #include "decode/record.h"
+#include "json/sample_symbols.h"
 
 namespace perfring {
 
@@ -69,9 +70,11 @@ void AppendJsonLine(const Record& rec, const EventInfo* event, std::string* out)
 // caller gathers lines in a buffer of its own). Returns the end of the line,
 // or nullptr when it does not fit (then the bytes of [begin, end) are
 // unspecified). A non-null `comm` (a SAMPLE's thread name, which the record
-// itself does not hold) is added as "comm" after the sample's fields.
+// itself does not hold) is added as "comm" after the sample's fields. A
+// non-null `symbols` (dump --symbolize) adds the symbols of a SAMPLE's ip,
+// addr and callchain entries (json/sample_symbols.h); other records ignore it.
 char* AppendJsonLine(const Record& rec, const EventInfo* event, char* begin, char* end,
-                     const std::string* comm = nullptr);
+                     const std::string* comm = nullptr, const SampleSymbols* symbols = nullptr);
 
 // Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlongs, no
 // surrogates, nothing above U+10FFFF; p < end), or 0 if there is none.

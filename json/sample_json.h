@@ -16,6 +16,7 @@
 #include "decode/record.h"
 #include "decode/tracepoint_format.h"
 #include "json/json_sink.h"
+#include "json/sample_symbols.h"
 
 namespace perfring::json_internal {
 
@@ -45,6 +46,47 @@ inline void WriteCallchain(JsonSink& j, const U64Array& ips) {
     } else {
       j.Hex(ip);
     }
+  }
+  j.EndArray();
+}
+
+// dump --symbolize's keys next to an address (json/sample_symbols.h); the
+// addr_ variant for "addr".
+template <bool kAddr>
+inline void WriteAddressSymbol(JsonSink& j, const AddressSymbol& a) {
+  if (!a.sym.empty()) {
+    kAddr ? j.Key("addr_sym") : j.Key("sym");
+    j.String(a.sym);
+    kAddr ? j.Key("addr_symoff") : j.Key("symoff");
+    j.Hex(a.symoff);
+  }
+  if (!a.dso.empty()) {
+    kAddr ? j.Key("addr_dso") : j.Key("dso");
+    j.String(a.dso);
+    kAddr ? j.Key("addr_dsoff") : j.Key("dsoff");
+    j.Hex(a.dsoff);
+  }
+  if (!a.srcline.empty()) {
+    kAddr ? j.Key("addr_srcline") : j.Key("srcline");
+    j.String(a.srcline);
+  }
+}
+
+inline void WriteSymbolizedCallchain(JsonSink& j, const U64Array& ips, const SampleSymbols& syms) {
+  j.BeginArray();
+  for (size_t i = 0; i < ips.size(); ++i) {
+    const uint64_t ip = ips[i];
+    j.BeginObject();
+    j.Key("ip");
+    j.Hex(ip);
+    const char* marker = ip >= PERF_CONTEXT_MAX ? ContextMarkerName(ip) : nullptr;
+    if (marker != nullptr) {
+      j.Key("context");
+      j.PlainString(marker);
+    } else if (syms.chain[i] != SampleSymbols::kNone) {
+      WriteAddressSymbol<false>(j, syms.table[syms.chain[i]]);
+    }
+    j.EndObject();
   }
   j.EndArray();
 }
@@ -230,7 +272,7 @@ inline void WriteIdStreamIdCpu(JsonSink& j, uint64_t t, const IdFields& s) {
 }
 
 inline void WriteSample(JsonSink& j, uint16_t misc, const Sample& s,
-                        const TracepointFormat* tracepoint) {
+                        const TracepointFormat* tracepoint, const SampleSymbols* syms) {
   const uint64_t t = s.sample_type;
   WriteCpumode(j, misc);
   if (misc & PERF_RECORD_MISC_EXACT_IP) {
@@ -240,6 +282,9 @@ inline void WriteSample(JsonSink& j, uint16_t misc, const Sample& s,
   if (t & PERF_SAMPLE_IP) {
     j.Key("ip");
     j.Hex(s.ip);
+    if (syms != nullptr && syms->ip != SampleSymbols::kNone) {
+      WriteAddressSymbol<false>(j, syms->table[syms->ip]);
+    }
   }
   if (t & PERF_SAMPLE_TID) WritePidTid(j, s.pid, s.tid);
   if (t & PERF_SAMPLE_TIME) {
@@ -249,6 +294,9 @@ inline void WriteSample(JsonSink& j, uint16_t misc, const Sample& s,
   if (t & PERF_SAMPLE_ADDR) {
     j.Key("addr");
     j.Hex(s.addr);
+    if (syms != nullptr && syms->addr != SampleSymbols::kNone) {
+      WriteAddressSymbol<true>(j, syms->table[syms->addr]);
+    }
   }
   WriteIdStreamIdCpu(j, t, s);
   if (t & PERF_SAMPLE_PERIOD) {
@@ -262,7 +310,11 @@ inline void WriteSample(JsonSink& j, uint16_t misc, const Sample& s,
   }
   if (t & PERF_SAMPLE_CALLCHAIN) {
     j.Key("callchain");
-    WriteCallchain(j, s.callchain);
+    if (syms != nullptr && syms->chain_size == s.callchain.size() && syms->chain != nullptr) {
+      WriteSymbolizedCallchain(j, s.callchain, *syms);
+    } else {
+      WriteCallchain(j, s.callchain);
+    }
   }
   if (t & PERF_SAMPLE_RAW) {
     j.Key("raw");

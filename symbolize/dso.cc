@@ -1,5 +1,6 @@
 #include "symbolize/dso.h"
 
+#include <elf.h>
 #include <sys/auxv.h>
 
 #include <cstring>
@@ -120,15 +121,27 @@ std::unique_ptr<ElfFile> Dso::FindDebugFile(const std::string& symfs, const std:
   return nullptr;
 }
 
-std::optional<uint64_t> Dso::OffsetToVaddr(uint64_t offset) const {
-  if (image_ != nullptr) return image_->OffsetToVaddr(offset);
-  if (symbols_ != nullptr) return symbols_->OffsetToVaddr(offset);
-  return std::nullopt;
+std::optional<uint64_t> Dso::AddressToVaddr(uint64_t map_start, uint64_t pgoff,
+                                            uint64_t address) const {
+  if (image_ != nullptr) return image_->OffsetToVaddr(address - map_start + pgoff);
+  if (symbols_ == nullptr) return std::nullopt;
+  const ElfFile::Segment* text = nullptr;
+  for (const ElfFile::Segment& seg : symbols_->segments()) {
+    if ((seg.flags & PF_X) == 0) continue;
+    if (text != nullptr) return std::nullopt;  // which one the map is, is unknown
+    text = &seg;
+  }
+  if (text == nullptr) return std::nullopt;
+  // The map starts at the segment's first page (the kernel maps whole pages).
+  const uint64_t vaddr = (text->vaddr & ~uint64_t{4095}) + (address - map_start);
+  if (vaddr < text->vaddr || vaddr - text->vaddr >= text->memsz) return std::nullopt;
+  return vaddr;
 }
 
-const ElfFile::Symbol* Dso::Lookup(uint64_t offset, uint64_t* vaddr) const {
+const ElfFile::Symbol* Dso::Lookup(uint64_t map_start, uint64_t pgoff, uint64_t address,
+                                   uint64_t* vaddr) const {
   if (symbols_ == nullptr) return nullptr;
-  std::optional<uint64_t> v = OffsetToVaddr(offset);
+  std::optional<uint64_t> v = AddressToVaddr(map_start, pgoff, address);
   if (!v) return nullptr;
   *vaddr = *v;
   return symbols_->Lookup(*v);

@@ -54,11 +54,16 @@ class Dso {
   // symbolizes.
   const std::string& problem() const { return problem_; }
 
-  // The ELF virtual address of file offset `offset` (perf's map_ip), through
-  // the image's PT_LOAD segments (or the debug file's, which keeps them).
-  std::optional<uint64_t> OffsetToVaddr(uint64_t offset) const;
-  // The symbol at file offset `offset`, or nullptr. `vaddr` gets the address.
-  const ElfFile::Symbol* Lookup(uint64_t offset, uint64_t* vaddr) const;
+  // The ELF virtual address of `address` in a map of this DSO that starts
+  // at `map_start` with file offset `pgoff`: through the image's PT_LOAD
+  // segments (address - map_start + pgoff is perf's map_ip, a file offset).
+  // With only a debug file (the image was not trusted), whose segments lost
+  // their file offsets: through its one executable PT_LOAD, which the map
+  // then is. nullopt when neither applies.
+  std::optional<uint64_t> AddressToVaddr(uint64_t map_start, uint64_t pgoff, uint64_t address) const;
+  // The symbol covering that address, or nullptr; `vaddr` gets the address.
+  const ElfFile::Symbol* Lookup(uint64_t map_start, uint64_t pgoff, uint64_t address,
+                                uint64_t* vaddr) const;
 
  private:
   // The debug file for this DSO, or null.

@@ -181,9 +181,17 @@ void ElfFile::ReadSymbols(void* section) {
     GElf_Sym sym;
     if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) break;
     const int type = GELF_ST_TYPE(sym.st_info);
-    if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_name == 0 ||
-        sym.st_shndx == SHN_UNDEF) {
-      continue;
+    if (sym.st_name == 0 || sym.st_shndx == SHN_UNDEF) continue;
+    // Functions, and (as perf's elf_sym__is_label) untyped labels in code
+    // ("_dl_start_user" in ld.so, assembly entry points).
+    if (type != STT_FUNC && type != STT_GNU_IFUNC) {
+      if (type != STT_NOTYPE || sym.st_shndx == SHN_ABS || sym.st_shndx >= SHN_LORESERVE) continue;
+      GElf_Shdr target;
+      Elf_Scn* in = elf_getscn(elf, sym.st_shndx);
+      if (in == nullptr || gelf_getshdr(in, &target) == nullptr ||
+          (target.sh_flags & SHF_EXECINSTR) == 0) {
+        continue;
+      }
     }
     const char* name = elf_strptr(elf, sh.sh_link, sym.st_name);
     if (name == nullptr || *name == '\0') continue;

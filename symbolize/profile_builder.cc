@@ -22,6 +22,7 @@
 #include "symbolize/address_spaces.h"
 #include "symbolize/demangle.h"
 #include "symbolize/dso.h"
+#include "symbolize/dwarf_unwinder.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/perf_map.h"
 #include "symbolize/source_lines.h"
@@ -59,6 +60,18 @@ std::string ModuleName(absl::string_view name) {
   return absl::StrReplaceAll(name, {{"-", "_"}});
 }
 
+// The cpumode a PERF_CONTEXT_* marker gives the callchain entries after it.
+uint16_t ContextCpumode(uint64_t marker) {
+  switch (marker) {
+    case PERF_CONTEXT_HV: return PERF_RECORD_MISC_HYPERVISOR;
+    case PERF_CONTEXT_KERNEL: return PERF_RECORD_MISC_KERNEL;
+    case PERF_CONTEXT_USER: return PERF_RECORD_MISC_USER;
+    case PERF_CONTEXT_GUEST_KERNEL: return PERF_RECORD_MISC_GUEST_KERNEL;
+    case PERF_CONTEXT_GUEST_USER: return PERF_RECORD_MISC_GUEST_USER;
+    default: return PERF_RECORD_MISC_CPUMODE_UNKNOWN;
+  }
+}
+
 struct CacheKey {
   uint64_t address;
   int32_t pid;
@@ -89,12 +102,15 @@ class Builder {
     uint64_t start = 0, limit = 0, pgoff = 0;  // its first map
     std::unique_ptr<SourceLines> lines;  // --srcline, once asked
     bool lines_tried = false;
+    bool perf_map = false;          // a JIT's perf-PID.map
   };
 
   absl::Status OnRecord(const perfdata::TimeOrderedRecords::Entry& e);
   absl::Status OnSample(const perfdata::TimeOrderedRecords::Entry& e, const perfring::Sample& s,
                         uint16_t cpumode);
-  uint32_t DsoIndex(absl::string_view name, bool kernel);
+  // The DSO named `name`, added on first sight. `perf_map`: a JIT's
+  // perf-PID.map (symbols from it, not from an ELF file).
+  uint32_t DsoIndex(absl::string_view name, bool kernel, bool perf_map = false);
   uint32_t MappingOf(uint32_t dso);
   // The location of `address` sampled in `pid` with `cpumode`.
   uint32_t Resolve(int32_t pid, uint64_t address, uint16_t cpumode);
@@ -105,6 +121,8 @@ class Builder {
   const Kallsyms* kallsyms();
   const PerfMap* perf_map(int32_t pid);
   uint32_t CommIndex(absl::string_view comm);
+  // Unwinds the user stack of a dwarf sample into unwound_; the frame count.
+  size_t UnwindUser(int32_t pid, int32_t tid, const perfring::Sample& s);
   uint32_t InternStack();
   void Warn(std::string line) { profile_.warnings.push_back(std::move(line)); }
 
@@ -125,6 +143,8 @@ class Builder {
   absl::flat_hash_map<std::string, uint32_t> stack_index_;  // location bytes -> stack
   absl::flat_hash_map<int32_t, std::optional<PerfMap>> perf_maps_;
   std::vector<uint32_t> scratch_;  // the stack being built, leaf first
+  std::vector<uint64_t> unwound_;  // the user pcs of a dwarf sample
+  DwarfUnwinder unwinder_;
 
   // The kernel: kallsyms, loaded on the first kernel address.
   std::optional<Kallsyms> kallsyms_;
@@ -161,13 +181,14 @@ absl::Status Builder::Init() {
   return absl::OkStatus();
 }
 
-uint32_t Builder::DsoIndex(absl::string_view name, bool kernel) {
+uint32_t Builder::DsoIndex(absl::string_view name, bool kernel, bool perf_map) {
   auto [it, inserted] = dso_by_name_.try_emplace(name, static_cast<uint32_t>(dsos_.size()));
   if (inserted) {
     DsoState d;
     d.name = std::string(name);
     d.kernel = kernel;
-    if (!kernel && !IsPseudoFile(name)) {
+    d.perf_map = perf_map;
+    if (!kernel && !perf_map && !IsPseudoFile(name)) {
       absl::string_view key = name;
       auto id = capture_build_ids_.find(key);
       if (id == capture_build_ids_.end() && absl::EndsWith(key, " (deleted)")) {
@@ -212,9 +233,11 @@ uint32_t Builder::MappingOf(uint32_t dso) {
       m.problem = d.dso->problem();
       Warn(absl::StrCat(d.name, ": ", d.dso->problem()));
     }
-  } else if (IsAnon(d.name) || absl::StartsWith(d.name, "/tmp/perf-")) {
-    m.unsymbolized = !absl::StartsWith(d.name, "/tmp/perf-");
-    if (m.unsymbolized) m.problem = "anonymous memory";
+  } else if (d.perf_map) {
+    // symbolized from the JIT's map
+  } else if (IsAnon(d.name)) {
+    m.unsymbolized = true;
+    m.problem = "anonymous memory";
   } else {
     m.unsymbolized = true;
     m.problem = "not a file";
@@ -256,7 +279,7 @@ const Kallsyms* Builder::kallsyms() {
 const PerfMap* Builder::perf_map(int32_t pid) {
   auto [it, inserted] = perf_maps_.try_emplace(pid);
   if (inserted) {
-    absl::StatusOr<PerfMap> m = PerfMap::Load(absl::StrCat("/tmp/perf-", pid, ".map"));
+    absl::StatusOr<PerfMap> m = PerfMap::Load(absl::StrCat(options_.perf_map_dir, "/perf-", pid, ".map"));
     if (m.ok()) it->second = *std::move(m);
   }
   return it->second ? &*it->second : nullptr;
@@ -342,7 +365,8 @@ uint32_t Builder::ResolveUser(int32_t pid, uint64_t address) {
     // JIT code: perf's /tmp/perf-PID.map convention (addresses are absolute).
     if (const PerfMap* pm = perf_map(pid)) {
       if (const PerfMap::Symbol* s = pm->Lookup(address)) {
-        const uint32_t dso = DsoIndex(absl::StrCat("/tmp/perf-", pid, ".map"), false);
+        const uint32_t dso =
+            DsoIndex(absl::StrCat(options_.perf_map_dir, "/perf-", pid, ".map"), false, true);
         loc.mapping = MappingOf(dso);
         loc.dso_offset = address;
         loc.function = FunctionOf(loc.mapping, s->start, s->name);
@@ -357,7 +381,7 @@ uint32_t Builder::ResolveUser(int32_t pid, uint64_t address) {
   loc.dso_offset = address - map->start + map->pgoff;
   uint64_t vaddr = 0;
   if (d.dso != nullptr && !profile_.mappings[loc.mapping].unsymbolized) {
-    if (const ElfFile::Symbol* s = d.dso->Lookup(loc.dso_offset, &vaddr)) {
+    if (const ElfFile::Symbol* s = d.dso->Lookup(map->start, map->pgoff, address, &vaddr)) {
       loc.function = FunctionOf(loc.mapping, s->start, s->name);
       loc.symbol_offset = vaddr - s->start;
     }
@@ -375,6 +399,26 @@ uint32_t Builder::Resolve(int32_t pid, uint64_t address, uint16_t cpumode) {
   const uint32_t loc = kernel ? ResolveKernel(address) : ResolveUser(pid, address);
   location_cache_.emplace(key, loc);
   return loc;
+}
+
+size_t Builder::UnwindUser(int32_t pid, int32_t tid, const perfring::Sample& s) {
+  unwound_.clear();
+  auto find = [this, pid](uint64_t address, DwarfUnwinder::MappedDso* out) {
+    const AddressSpaces::Map* map = spaces_.Find(pid, address);
+    if (map == nullptr) return false;
+    out->start = map->start;
+    out->end = map->end;
+    out->pgoff = map->pgoff;
+    out->dso = nullptr;
+    DsoState& d = dsos_[map->dso];
+    if (d.dso != nullptr && !profile_.mappings[MappingOf(map->dso)].unsymbolized &&
+        d.dso->image() != nullptr) {
+      out->dso = d.dso.get();
+    }
+    return true;
+  };
+  return unwinder_.Unwind(pid, tid, spaces_.generation(pid), s.regs_user, s.stack_user, find,
+                          &unwound_);
 }
 
 uint32_t Builder::CommIndex(absl::string_view comm) {
@@ -425,41 +469,47 @@ absl::Status Builder::OnSample(const perfdata::TimeOrderedRecords::Entry& e, con
   }
   const int32_t pid = out.pid;
 
-  SampleAddresses addresses;
+  const bool has_chain = (type & PERF_SAMPLE_CALLCHAIN) != 0;
   if (options_.record_addresses) {
+    // The record's own addresses, for dump --symbolize.
+    SampleAddresses addresses;
     if (type & PERF_SAMPLE_IP) addresses.ip = Resolve(pid, s.ip, cpumode);
     if (type & PERF_SAMPLE_ADDR) addresses.addr = Resolve(pid, s.addr, PERF_RECORD_MISC_CPUMODE_UNKNOWN);
     addresses.chain_begin = static_cast<uint32_t>(profile_.chain_locations.size());
-  }
-
-  scratch_.clear();
-  if ((type & PERF_SAMPLE_CALLCHAIN) && !s.callchain.empty()) {
     uint16_t mode = cpumode;
-    for (size_t i = 0; i < s.callchain.size(); ++i) {
+    for (size_t i = 0; has_chain && i < s.callchain.size(); ++i) {
       const uint64_t ip = s.callchain[i];
       if (ip >= static_cast<uint64_t>(PERF_CONTEXT_MAX)) {
-        switch (ip) {
-          case PERF_CONTEXT_HV: mode = PERF_RECORD_MISC_HYPERVISOR; break;
-          case PERF_CONTEXT_KERNEL: mode = PERF_RECORD_MISC_KERNEL; break;
-          case PERF_CONTEXT_USER: mode = PERF_RECORD_MISC_USER; break;
-          case PERF_CONTEXT_GUEST_KERNEL: mode = PERF_RECORD_MISC_GUEST_KERNEL; break;
-          case PERF_CONTEXT_GUEST_USER: mode = PERF_RECORD_MISC_GUEST_USER; break;
-          default: mode = PERF_RECORD_MISC_CPUMODE_UNKNOWN; break;
-        }
-        if (options_.record_addresses) profile_.chain_locations.push_back(kNone);
-        continue;
+        mode = ContextCpumode(ip);
+        profile_.chain_locations.push_back(kNone);
+      } else {
+        profile_.chain_locations.push_back(Resolve(pid, ip, mode));
       }
-      const uint32_t loc = Resolve(pid, ip, mode);
-      scratch_.push_back(loc);
-      if (options_.record_addresses) profile_.chain_locations.push_back(loc);
     }
-  }
-  if (scratch_.empty() && (type & PERF_SAMPLE_IP)) scratch_.push_back(Resolve(pid, s.ip, cpumode));
-  if (options_.record_addresses) {
-    addresses.chain_size =
-        static_cast<uint32_t>(profile_.chain_locations.size()) - addresses.chain_begin;
+    addresses.chain_size = static_cast<uint32_t>(s.callchain.size());
     profile_.sample_addresses.push_back(addresses);
   }
+
+  // The stack, leaf first. --call-graph dwarf: the kernel part from the
+  // callchain, the user part unwound from the sampled registers and stack
+  // (when that gives nothing, the callchain as recorded).
+  scratch_.clear();
+  const bool dwarf = (type & PERF_SAMPLE_REGS_USER) && (type & PERF_SAMPLE_STACK_USER) &&
+                     s.stack_user.size > 0 && DwarfUnwinder::CanUnwind(s.regs_user);
+  const bool unwound = dwarf && UnwindUser(pid, out.tid, s) > 0;
+  uint16_t mode = cpumode;
+  for (size_t i = 0; has_chain && i < s.callchain.size(); ++i) {
+    const uint64_t ip = s.callchain[i];
+    if (ip >= static_cast<uint64_t>(PERF_CONTEXT_MAX)) {
+      mode = ContextCpumode(ip);
+    } else if (!unwound || IsKernelMode(mode)) {
+      scratch_.push_back(Resolve(pid, ip, mode));
+    }
+  }
+  if (unwound) {
+    for (uint64_t pc : unwound_) scratch_.push_back(Resolve(pid, pc, PERF_RECORD_MISC_USER));
+  }
+  if (scratch_.empty() && (type & PERF_SAMPLE_IP)) scratch_.push_back(Resolve(pid, s.ip, cpumode));
   if (!scratch_.empty()) out.stack = InternStack();
   Event& event = profile_.events[out.event];
   ++event.samples;

@@ -17,6 +17,9 @@ struct ProfileOptions {
   std::string kallsyms;        // --kallsyms FILE; empty: /proc/kallsyms
   std::string symfs;           // --symfs DIR: look DSOs up under DIR (perf's option); empty: /
   bool demangle = true;        // --no-demangle turns it off
+  // Where JIT symbol maps are looked for: DIR/perf-PID.map (perf's
+  // convention is /tmp).
+  std::string perf_map_dir = "/tmp";
   // Fill Profile::sample_addresses (dump --symbolize): the location of each
   // sample's ip, addr and raw callchain entries.
   bool record_addresses = false;

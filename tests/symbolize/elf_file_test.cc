@@ -1,0 +1,250 @@
+// ElfFile and Dso on ELF files compiled in the test: symbols against nm,
+// segments against readelf, stripped files, separate debug files found by
+// .gnu_debuglink and by build-id, and the build-id rules (a mismatch or a
+// deleted file without a build-id is never symbolized).
+#include "symbolize/elf_file.h"
+
+#include <cstdio>
+#include <fstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "symbolize/demangle.h"
+#include "symbolize/dso.h"
+#include "tests/symbolize/built_elf.h"
+
+namespace perfring::symbolize {
+namespace {
+
+using testing::Compile;
+using testing::FreshDir;
+using testing::kTestSource;
+using testing::NmFunctions;
+using testing::ReadelfBuildId;
+using testing::ReadelfLoads;
+using testing::Shell;
+
+// The file offset of ELF address `vaddr`, through readelf's segments.
+uint64_t FileOffsetOf(const std::string& path, uint64_t vaddr) {
+  for (const testing::LoadSegment& s : ReadelfLoads(path)) {
+    if (vaddr >= s.vaddr && vaddr - s.vaddr < s.filesz) return s.offset + (vaddr - s.vaddr);
+  }
+  ADD_FAILURE() << "no segment of " << path << " holds 0x" << std::hex << vaddr;
+  return 0;
+}
+
+class ElfFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = FreshDir("elf");
+    pie_ = Compile(dir_, "prog", kTestSource, "-g -pie -fPIE");
+    ASSERT_FALSE(pie_.empty());
+  }
+  std::string dir_, pie_;
+};
+
+TEST_F(ElfFileTest, SymtabNamesEveryFunctionAsNmDoes) {
+  absl::StatusOr<std::unique_ptr<ElfFile>> f = ElfFile::Open(pie_);
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ((*f)->symbol_table(), ".symtab");
+  const std::map<std::string, uint64_t> nm = NmFunctions(pie_);
+  ASSERT_TRUE(nm.count("main") && nm.count("c_function") && nm.count("_ZN2ns13free_functionEi"));
+  const std::vector<testing::LoadSegment> loads = ReadelfLoads(pie_);
+  auto in_code = [&loads](uint64_t v) {
+    for (const testing::LoadSegment& seg : loads) {
+      if (seg.exec && v >= seg.vaddr && v - seg.vaddr < seg.filesz) return true;
+    }
+    return false;
+  };
+  for (const auto& [name, value] : nm) {
+    if (!in_code(value)) continue;  // weak data ("data_start")
+    const ElfFile::Symbol* s = (*f)->Lookup(value);
+    ASSERT_NE(s, nullptr) << name;
+    // Aliases at one address: perf's choice is one of them.
+    if (s->name != name) {
+      EXPECT_EQ(nm.at(std::string(s->name)), value) << name << " vs " << s->name;
+    }
+    EXPECT_EQ(s->start, value) << name;
+  }
+  const ElfFile::Symbol* inside = (*f)->Lookup(nm.at("_ZN2ns6Widget6methodEi") + 1);
+  ASSERT_NE(inside, nullptr);
+  EXPECT_EQ(inside->name, "_ZN2ns6Widget6methodEi");
+  EXPECT_EQ((*f)->Lookup(0), nullptr);  // below every symbol
+  EXPECT_TRUE((*f)->has_debug_info());
+}
+
+TEST_F(ElfFileTest, OffsetsBecomeAddressesThroughEachLoadSegment) {
+  absl::StatusOr<std::unique_ptr<ElfFile>> f = ElfFile::Open(pie_);
+  ASSERT_TRUE(f.ok()) << f.status();
+  const std::vector<testing::LoadSegment> loads = ReadelfLoads(pie_);
+  ASSERT_GE(loads.size(), 2u);
+  for (const testing::LoadSegment& s : loads) {
+    if (s.filesz == 0) continue;
+    EXPECT_EQ((*f)->OffsetToVaddr(s.offset), s.vaddr);
+    EXPECT_EQ((*f)->OffsetToVaddr(s.offset + s.filesz - 1), s.vaddr + s.filesz - 1);
+  }
+  EXPECT_EQ((*f)->OffsetToVaddr(uint64_t{1} << 40), std::nullopt);
+}
+
+TEST_F(ElfFileTest, BuildIdAndDebuglinkAreRead) {
+  absl::StatusOr<std::unique_ptr<ElfFile>> f = ElfFile::Open(pie_);
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ((*f)->build_id(), ReadelfBuildId(pie_));
+  EXPECT_EQ((*f)->debuglink(), "");
+  ASSERT_TRUE(Shell(absl::StrCat("cd ", dir_, " && objcopy --only-keep-debug prog prog.debug && "
+                               "objcopy --strip-debug --add-gnu-debuglink=prog.debug prog")));
+  f = ElfFile::Open(pie_);
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ((*f)->debuglink(), "prog.debug");
+}
+
+TEST_F(ElfFileTest, AStrippedLibraryFallsBackToDynsym) {
+  const std::string lib = Compile(dir_, "libx.so", kTestSource, "-shared -fPIC");
+  ASSERT_FALSE(lib.empty());
+  ASSERT_TRUE(Shell("strip --strip-all " + lib));
+  absl::StatusOr<std::unique_ptr<ElfFile>> f = ElfFile::Open(lib);
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ((*f)->symbol_table(), ".dynsym");
+  const std::map<std::string, uint64_t> dyn = NmFunctions(lib, /*dynamic=*/true);
+  ASSERT_TRUE(dyn.count("c_function"));
+  const ElfFile::Symbol* s = (*f)->Lookup(dyn.at("c_function"));
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->name, "c_function");
+}
+
+TEST_F(ElfFileTest, NotElfAndMissingFilesAreErrors) {
+  EXPECT_TRUE(absl::IsNotFound(ElfFile::Open(dir_ + "/nothing").status()));
+  const std::string junk = dir_ + "/junk";
+  std::ofstream(junk) << "not an ELF file at all";
+  EXPECT_TRUE(absl::IsInvalidArgument(ElfFile::Open(junk).status()));
+  EXPECT_TRUE(absl::IsInvalidArgument(ElfFile::Open(dir_).status()));  // a directory
+  EXPECT_TRUE(absl::IsInvalidArgument(ElfFile::FromBytes("\x7f" "ELF").status()));
+}
+
+TEST(DemangleTest, ItaniumNamesDemangleOthersStay) {
+  EXPECT_EQ(Demangle("_ZN2ns6Widget6methodEi"), "ns::Widget::method(int)");
+  EXPECT_EQ(Demangle("main"), "main");
+  EXPECT_EQ(Demangle("_Znot_valid"), "_Znot_valid");
+  EXPECT_EQ(Demangle(""), "");
+}
+
+// Dso: where the symbols of a mapped file come from, and when not to trust it.
+class DsoTest : public ElfFileTest {
+ protected:
+  // Offset in the file of function `mangled` of the unstripped build.
+  uint64_t OffsetOf(const std::string& mangled) {
+    return FileOffsetOf(pie_, NmFunctions(pie_).at(mangled));
+  }
+};
+
+TEST_F(DsoTest, TheFileItselfWithItsBuildId) {
+  const uint64_t off = OffsetOf("_ZN2ns13free_functionEi");
+  Dso dso(pie_, ReadelfBuildId(pie_));
+  dso.Load("");
+  EXPECT_EQ(dso.problem(), "");
+  uint64_t vaddr = 0;
+  const ElfFile::Symbol* s = dso.Lookup(0, 0, off + 3, &vaddr);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->name, "_ZN2ns13free_functionEi");
+  EXPECT_EQ(vaddr - s->start, 3u);
+}
+
+TEST_F(DsoTest, AStrippedFileUsesItsDebuglinkFile) {
+  const uint64_t off = OffsetOf("_ZL14local_functioni");
+  ASSERT_TRUE(Shell(absl::StrCat("cd ", dir_, " && objcopy --only-keep-debug prog prog.debug && "
+                               "strip --strip-all prog && objcopy --add-gnu-debuglink=prog.debug prog")));
+  Dso dso(pie_, "");
+  dso.Load("");
+  EXPECT_EQ(dso.problem(), "");
+  ASSERT_NE(dso.symbols(), nullptr);
+  EXPECT_TRUE(absl::EndsWith(dso.symbols()->path(), "prog.debug"));
+  uint64_t vaddr = 0;
+  const ElfFile::Symbol* s = dso.Lookup(0, 0, off, &vaddr);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->name, "_ZL14local_functioni");  // a local: only the debug file has it
+}
+
+TEST_F(DsoTest, ADebugFileIsFoundByBuildIdUnderSymfs) {
+  const uint64_t off = OffsetOf("_ZL14local_functioni");
+  const std::string id = ReadelfBuildId(pie_);
+  ASSERT_GT(id.size(), 2u);
+  const std::string symfs = FreshDir("symfs");
+  const std::string debug_dir = absl::StrCat(symfs, "/usr/lib/debug/.build-id/", id.substr(0, 2));
+  ASSERT_TRUE(Shell(absl::StrCat("mkdir -p ", debug_dir, " ", symfs, "/opt && objcopy --only-keep-debug ",
+                               pie_, " ", debug_dir, "/", id.substr(2), ".debug && strip --strip-all -o ",
+                               symfs, "/opt/prog ", pie_)));
+  Dso dso("/opt/prog", id);
+  dso.Load(symfs);
+  EXPECT_EQ(dso.problem(), "");
+  ASSERT_NE(dso.symbols(), nullptr);
+  EXPECT_TRUE(absl::StrContains(dso.symbols()->path(), "/.build-id/")) << dso.symbols()->path();
+  uint64_t vaddr = 0;
+  const ElfFile::Symbol* s = dso.Lookup(0, 0, off, &vaddr);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->name, "_ZL14local_functioni");
+}
+
+TEST_F(DsoTest, ABuildIdMismatchIsNotSymbolized) {
+  Dso dso(pie_, "00112233445566778899aabbccddeeff00112233");
+  dso.Load("");
+  EXPECT_TRUE(absl::StartsWith(dso.problem(), "build-id mismatch (capture 0011")) << dso.problem();
+  EXPECT_TRUE(absl::StrContains(dso.problem(), ReadelfBuildId(pie_))) << dso.problem();
+  EXPECT_EQ(dso.symbols(), nullptr);
+  uint64_t vaddr = 0;
+  EXPECT_EQ(dso.Lookup(0, 0, OffsetOf("main"), &vaddr), nullptr);
+}
+
+TEST_F(DsoTest, TheCapturesDebugFileStillSymbolizesARebuiltFile) {
+  // The capture saw build A; the file on disk is now build B; A's debug
+  // file is still installed.
+  const std::string id_a = ReadelfBuildId(pie_);
+  const uint64_t fn = NmFunctions(pie_).at("_ZL14local_functioni");
+  // The text segment of A mapped at 0x7f0000001000 (its first page).
+  testing::LoadSegment text;
+  for (const testing::LoadSegment& seg : ReadelfLoads(pie_)) {
+    if (seg.exec) text = seg;
+  }
+  const uint64_t map_start = 0x7f0000001000, pgoff = text.offset & ~uint64_t{4095};
+  const uint64_t address = map_start + (fn - (text.vaddr & ~uint64_t{4095}));
+  const std::string symfs = FreshDir("symfs");
+  const std::string debug_dir = absl::StrCat(symfs, "/usr/lib/debug/.build-id/", id_a.substr(0, 2));
+  ASSERT_TRUE(Shell(absl::StrCat("mkdir -p ", debug_dir, " && objcopy --only-keep-debug ", pie_, " ",
+                               debug_dir, "/", id_a.substr(2), ".debug")));
+  const std::string b = Compile(symfs, "prog", std::string(kTestSource) + "int other() { return 7; }\n",
+                                "-pie -fPIE");
+  ASSERT_NE(ReadelfBuildId(b), id_a);
+  Dso dso("/prog", id_a);
+  dso.Load(symfs);
+  EXPECT_EQ(dso.problem(), "");
+  EXPECT_EQ(dso.image(), nullptr);  // B is not used
+  uint64_t vaddr = 0;
+  const ElfFile::Symbol* s = dso.Lookup(map_start, pgoff, address, &vaddr);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->name, "_ZL14local_functioni");
+}
+
+TEST_F(DsoTest, ADeletedFileNeedsTheCapturesBuildId) {
+  Dso unchecked(pie_ + " (deleted)", "");
+  unchecked.Load("");
+  EXPECT_TRUE(absl::StartsWith(unchecked.problem(), "deleted")) << unchecked.problem();
+  EXPECT_EQ(unchecked.symbols(), nullptr);
+  Dso checked(pie_ + " (deleted)", ReadelfBuildId(pie_));
+  checked.Load("");
+  EXPECT_EQ(checked.problem(), "");
+  EXPECT_NE(checked.symbols(), nullptr);
+}
+
+TEST_F(DsoTest, MissingAndSymbollessFilesSayWhy) {
+  Dso missing(dir_ + "/gone", "");
+  missing.Load("");
+  EXPECT_EQ(missing.problem(), "not found");
+  ASSERT_TRUE(Shell("strip --strip-all " + pie_));
+  Dso stripped(pie_, "");
+  stripped.Load("");
+  EXPECT_TRUE(absl::StartsWith(stripped.problem(), "no symbols")) << stripped.problem();
+  EXPECT_EQ(stripped.symbols(), nullptr);
+}
+
+}  // namespace
+}  // namespace perfring::symbolize
