@@ -75,6 +75,7 @@ struct Row {
   int32_t cpu = -1;
   uint64_t self = 0;
   uint64_t children = 0;
+  uint32_t last_group = kNone;  // the group that last added to `children`
   std::vector<Contribution> contributions;  // only when drawing call graphs
   std::vector<std::string> cells;           // one per sort key
 };
@@ -338,7 +339,6 @@ void RenderEvent(const Profile& profile, const ReportOptions& options, uint32_t 
   // key of its stack gets its Children (once per stack, at the leaf-most place).
   std::vector<Row> rows;
   absl::flat_hash_map<RowKey, uint32_t> row_index;
-  std::vector<uint32_t> seen;
   auto row_of = [&](const GroupKey& g, uint32_t loc) -> Row& {
     RowKey key = KeyOf(profile, uses, g, loc);
     auto [it, inserted] = row_index.try_emplace(key, static_cast<uint32_t>(rows.size()));
@@ -364,12 +364,10 @@ void RenderEvent(const Profile& profile, const ReportOptions& options, uint32_t 
       if (call_graph) leaf.contributions.push_back({gi, 0});
       continue;
     }
-    seen.clear();
     for (const uint32_t* p = begin; p != end; ++p) {
       Row& row = row_of(group.key, *p);
-      uint32_t index = static_cast<uint32_t>(&row - rows.data());
-      if (std::find(seen.begin(), seen.end(), index) != seen.end()) continue;
-      seen.push_back(index);
+      if (row.last_group == gi) continue;  // recursion: once per stack
+      row.last_group = gi;
       row.children += group.period;
       if (call_graph) row.contributions.push_back({gi, static_cast<uint32_t>(p - begin)});
     }
@@ -384,7 +382,12 @@ void RenderEvent(const Profile& profile, const ReportOptions& options, uint32_t 
     for (SortKey k : options.sort) r.cells.push_back(Cell(profile, k, r, comm_width));
 
   auto weight = [&](const Row& r) { return children ? r.children : r.self; };
-  std::sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
+  // Sorted as indices (a Row is large): heaviest first, ties by their cells.
+  std::vector<uint32_t> order(rows.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint32_t i, uint32_t j) {
+    const Row& a = rows[i];
+    const Row& b = rows[j];
     if (weight(a) != weight(b)) return weight(a) > weight(b);
     if (a.self != b.self) return a.self > b.self;
     return a.cells < b.cells;
@@ -418,7 +421,8 @@ void RenderEvent(const Profile& profile, const ReportOptions& options, uint32_t 
   const uint64_t min_hit =
       static_cast<uint64_t>(static_cast<double>(total) * options.graph_threshold / 100.0);
   const bool skip_first = !options.sort.empty() && options.sort[0] == SortKey::kSym;
-  for (const Row& r : rows) {
+  for (uint32_t index : order) {
+    const Row& r = rows[index];
     double percent = total == 0 ? 0 : 100.0 * static_cast<double>(weight(r)) / total;
     if (percent < options.percent_limit) continue;
     std::string line = " ";
@@ -433,7 +437,8 @@ void RenderEvent(const Profile& profile, const ReportOptions& options, uint32_t 
                                        : (last ? std::string(cell) : PadRight(cell, widths[c])));
     }
     absl::StrAppend(out, line, "\n");
-    if (!call_graph || r.contributions.empty()) continue;
+    // A row lighter than the threshold has no branch to draw.
+    if (!call_graph || r.contributions.empty() || weight(r) < min_hit) continue;
 
     // The row's chains: in caller order root to leaf (for a Children row,
     // from the row's frame down to the leaf), in callee order leaf to root
