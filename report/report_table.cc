@@ -382,7 +382,9 @@ void RenderEvent(const Profile& profile, const ReportOptions& options, uint32_t 
     for (SortKey k : options.sort) r.cells.push_back(Cell(profile, k, r, comm_width));
 
   auto weight = [&](const Row& r) { return children ? r.children : r.self; };
-  // Sorted as indices (a Row is large): heaviest first, ties by their cells.
+  // Sorted as indices (a Row is large): heaviest first, then the larger
+  // Self; ties (the many one-sample rows) by the row's key, numerically (a
+  // string comparison of the cells cost more than the rest of the sort).
   std::vector<uint32_t> order(rows.size());
   for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](uint32_t i, uint32_t j) {
@@ -390,7 +392,8 @@ void RenderEvent(const Profile& profile, const ReportOptions& options, uint32_t 
     const Row& b = rows[j];
     if (weight(a) != weight(b)) return weight(a) > weight(b);
     if (a.self != b.self) return a.self > b.self;
-    return a.cells < b.cells;
+    return std::tie(a.key.comm, a.key.tid, a.key.cpu, a.key.mapping, a.key.function, a.key.address) <
+           std::tie(b.key.comm, b.key.tid, b.key.cpu, b.key.mapping, b.key.function, b.key.address);
   });
 
   // Header, as perf prints it.
