@@ -36,7 +36,8 @@ absl::StatusOr<std::string> ReadOwnVdso() {
   std::string line;
   while (std::getline(maps, line)) {
     if (!absl::EndsWith(line, "[vdso]")) continue;
-    std::vector<absl::string_view> range = absl::StrSplit(line.substr(0, line.find(' ')), '-');
+    const absl::string_view first_field = absl::string_view(line).substr(0, line.find(' '));
+    std::vector<absl::string_view> range = absl::StrSplit(first_field, '-');
     uint64_t start = 0, end = 0;
     if (range.size() != 2 || !absl::SimpleHexAtoi(range[0], &start) ||
         !absl::SimpleHexAtoi(range[1], &end) || start != base || end <= start) {

@@ -14,36 +14,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "perfdata/build_id.h"
+#include "symbolize/symbol_choice.h"
 
 namespace perfring::symbolize {
 namespace {
 
 Elf* AsElf(void* p) { return static_cast<Elf*>(p); }
-
-// A symbol while the table is read: its binding decides among aliases.
-struct Candidate {
-  ElfFile::Symbol symbol;
-  uint8_t binding = 0;
-};
-
-size_t LeadingUnderscores(absl::string_view name) {
-  size_t n = 0;
-  while (n < name.size() && name[n] == '_') ++n;
-  return n;
-}
-
-// perf's choose_best_symbol: true when `a` is to be kept over `b` (same start).
-bool Better(const Candidate& a, const Candidate& b) {
-  const bool a_sized = a.symbol.end > a.symbol.start, b_sized = b.symbol.end > b.symbol.start;
-  if (a_sized != b_sized) return a_sized;
-  const bool a_weak = a.binding == STB_WEAK, b_weak = b.binding == STB_WEAK;
-  if (a_weak != b_weak) return !a_weak;
-  const bool a_global = a.binding == STB_GLOBAL, b_global = b.binding == STB_GLOBAL;
-  if (a_global != b_global) return a_global;
-  const size_t au = LeadingUnderscores(a.symbol.name), bu = LeadingUnderscores(b.symbol.name);
-  if (au != bu) return au < bu;
-  return a.symbol.name.size() > b.symbol.name.size();
-}
 
 }  // namespace
 
@@ -176,7 +152,7 @@ void ElfFile::ReadSymbols(void* section) {
   Elf_Data* data = elf_getdata(scn, nullptr);
   if (gelf_getshdr(scn, &sh) == nullptr || data == nullptr || sh.sh_entsize == 0) return;
   const size_t count = data->d_size / gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
-  std::vector<Candidate> all;
+  std::vector<SymbolCandidate> all;
   for (size_t i = 0; i < count; ++i) {
     GElf_Sym sym;
     if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) break;
@@ -195,37 +171,17 @@ void ElfFile::ReadSymbols(void* section) {
     }
     const char* name = elf_strptr(elf, sh.sh_link, sym.st_name);
     if (name == nullptr || *name == '\0') continue;
-    Candidate c;
-    c.symbol.start = sym.st_value;
-    c.symbol.end = sym.st_value + sym.st_size < sym.st_value ? UINT64_MAX : sym.st_value + sym.st_size;
-    c.symbol.name = name;
+    SymbolCandidate c;
+    c.start = sym.st_value;
+    c.end = sym.st_value + sym.st_size < sym.st_value ? UINT64_MAX : sym.st_value + sym.st_size;
+    c.name = name;
     c.binding = GELF_ST_BIND(sym.st_info);
+    c.type = static_cast<uint8_t>(type);
     all.push_back(c);
   }
-  std::stable_sort(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) {
-    return a.symbol.start < b.symbol.start;
-  });
-  // One symbol per start address: the best of the aliases.
-  for (size_t i = 0; i < all.size();) {
-    size_t best = i, j = i + 1;
-    for (; j < all.size() && all[j].symbol.start == all[i].symbol.start; ++j) {
-      if (Better(all[j], all[best])) best = j;
-    }
-    symbols_.push_back(all[best].symbol);
-    i = j;
-  }
-  // perf's symbols__fixup_end: a symbol of size 0 ends where the next starts
-  // (the last one a page past its start, rounded up).
-  for (size_t i = 0; i < symbols_.size(); ++i) {
-    Symbol& s = symbols_[i];
-    if (s.end != s.start) continue;
-    if (i + 1 < symbols_.size()) {
-      s.end = symbols_[i + 1].start;
-    } else {
-      const uint64_t rounded = (s.start + 4095) & ~uint64_t{4095};
-      s.end = rounded + 4096 < s.start ? UINT64_MAX : rounded + 4096;
-    }
-  }
+  ChooseSymbols(&all);
+  symbols_.reserve(all.size());
+  for (const SymbolCandidate& c : all) symbols_.push_back({c.start, c.end, c.name});
 }
 
 std::optional<uint64_t> ElfFile::OffsetToVaddr(uint64_t offset) const {

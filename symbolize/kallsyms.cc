@@ -1,5 +1,7 @@
 #include "symbolize/kallsyms.h"
 
+#include <elf.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -9,36 +11,25 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "symbolize/symbol_choice.h"
 
 namespace perfring::symbolize {
 namespace {
 
 bool IsText(char type) { return type == 't' || type == 'T' || type == 'w' || type == 'W'; }
 
-size_t LeadingUnderscores(absl::string_view name) {
-  size_t n = 0;
-  while (n < name.size() && name[n] == '_') ++n;
-  return n;
-}
-
-// perf's choice among symbols at one address (choose_best_symbol): non-weak,
-// then global, then the fewest leading underscores, then the longest name.
-bool Better(char a_type, absl::string_view a, char b_type, absl::string_view b) {
-  const bool a_weak = a_type == 'w' || a_type == 'W', b_weak = b_type == 'w' || b_type == 'W';
-  if (a_weak != b_weak) return !a_weak;
-  const bool a_global = a_type == 'T', b_global = b_type == 'T';
-  if (a_global != b_global) return a_global;
-  const size_t au = LeadingUnderscores(a), bu = LeadingUnderscores(b);
-  if (au != bu) return au < bu;
-  return a.size() > b.size();
+// perf's kallsyms2elf_binding: 'W' weak, upper case global, else local.
+uint8_t Binding(char type) {
+  if (type == 'W') return STB_WEAK;
+  return type >= 'A' && type <= 'Z' ? STB_GLOBAL : STB_LOCAL;
 }
 
 }  // namespace
 
 absl::StatusOr<Kallsyms> Kallsyms::Parse(std::string text) {
   Kallsyms k;
-  k.text_ = std::move(text);
-  const absl::string_view all(k.text_);
+  k.text_ = std::make_unique<std::string>(std::move(text));
+  const absl::string_view all(*k.text_);
   size_t line_no = 0;
   bool any_nonzero = false;
   size_t lines = 0;
@@ -80,29 +71,18 @@ absl::StatusOr<Kallsyms> Kallsyms::Parse(std::string text) {
         "kallsyms: every address is 0 (hidden by kernel.kptr_restrict; read it as root or "
         "with kptr_restrict=0)");
   }
-  std::vector<size_t> order(k.symbols_.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&k](size_t a, size_t b) {
-    return k.symbols_[a].start < k.symbols_[b].start;
-  });
-  // One symbol per address: the best of the aliases.
-  std::vector<Symbol> unique;
-  for (size_t i = 0; i < order.size();) {
-    size_t best = order[i], j = i + 1;
-    for (; j < order.size() && k.symbols_[order[j]].start == k.symbols_[best].start; ++j) {
-      const size_t c = order[j];
-      if (Better(types[c], k.symbols_[c].name, types[best], k.symbols_[best].name)) best = c;
-    }
-    unique.push_back(k.symbols_[best]);
-    i = j;
+  // perf's choice among aliases and its ends (symbol_choice.h): of
+  // aliases (no sizes in kallsyms) the last one listed gets the size.
+  std::vector<SymbolCandidate> chosen_from(k.symbols_.size());
+  for (size_t i = 0; i < chosen_from.size(); ++i) {
+    chosen_from[i] = {k.symbols_[i].start, k.symbols_[i].start, k.symbols_[i].name, Binding(types[i]),
+              STT_FUNC, static_cast<uint32_t>(i)};
   }
-  k.symbols_ = std::move(unique);
-  for (size_t i = 0; i < k.symbols_.size(); ++i) {
-    Symbol& s = k.symbols_[i];
-    // Ends at the next symbol; the last one gets a page (perf's fixup).
-    s.end = i + 1 < k.symbols_.size() ? k.symbols_[i + 1].start : s.start + 4096;
-    if (s.end < s.start) s.end = UINT64_MAX;
-  }
+  ChooseSymbols(&chosen_from);
+  std::vector<Symbol> chosen;
+  chosen.reserve(chosen_from.size());
+  for (const SymbolCandidate& c : chosen_from) chosen.push_back({c.start, c.end, c.name, k.symbols_[c.index].module});
+  k.symbols_ = std::move(chosen);
   return k;
 }
 

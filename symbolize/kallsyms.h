@@ -1,7 +1,8 @@
 // The kernel's symbols as /proc/kallsyms (or a saved copy, --kallsyms FILE)
 // lists them: "ADDRESS TYPE NAME[\t[MODULE]]", one a line. Text symbols
 // (types t, T, w, W) are kept, sorted by address; each ends where the next
-// one starts (kallsyms has no sizes), as perf's kallsyms loader does.
+// one starts (kallsyms has no sizes), and of aliases the one perf shows is
+// kept (symbol_choice.h: the last one listed), as perf's kallsyms loader does.
 // Module symbols carry their module's name ("ext4").
 //
 // Immutable once parsed: const calls are thread-safe. Returned names point
@@ -10,6 +11,7 @@
 #define PERFRING_SYMBOLIZE_KALLSYMS_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,7 +44,7 @@ class Kallsyms {
   const std::vector<Symbol>& symbols() const { return symbols_; }
 
  private:
-  std::string text_;  // the names point into it
+  std::unique_ptr<std::string> text_;  // the names point into it (stable across moves)
   std::vector<Symbol> symbols_;
   std::optional<uint64_t> text_start_, stext_start_;
 };

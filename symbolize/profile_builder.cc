@@ -124,6 +124,7 @@ class Builder {
   // Unwinds the user stack of a dwarf sample into unwound_; the frame count.
   size_t UnwindUser(int32_t pid, int32_t tid, const perfring::Sample& s);
   uint32_t InternStack();
+  absl::Status AddSample(const symbolize::Sample& sample);
   void Warn(std::string line) { profile_.warnings.push_back(std::move(line)); }
 
   perfdata::Reader& reader_;
@@ -143,6 +144,9 @@ class Builder {
   absl::flat_hash_map<std::string, uint32_t> stack_index_;  // location bytes -> stack
   absl::flat_hash_map<int32_t, std::optional<PerfMap>> perf_maps_;
   std::vector<uint32_t> scratch_;  // the stack being built, leaf first
+  // Stacks by raw callchain: pid, generations, cpumode, the chain's bytes.
+  absl::flat_hash_map<std::string, uint32_t> stack_by_chain_;
+  std::string chain_key_;          // reused: no allocation per sample
   std::vector<uint64_t> unwound_;  // the user pcs of a dwarf sample
   DwarfUnwinder unwinder_;
 
@@ -496,6 +500,22 @@ absl::Status Builder::OnSample(const perfdata::TimeOrderedRecords::Entry& e, con
   scratch_.clear();
   const bool dwarf = (type & PERF_SAMPLE_REGS_USER) && (type & PERF_SAMPLE_STACK_USER) &&
                      s.stack_user.size > 0 && DwarfUnwinder::CanUnwind(s.regs_user);
+  // A stack from the callchain alone is a function of (the process's and
+  // the kernel's maps, cpumode, the chain as recorded): samples of a hot
+  // loop repeat it, so it is looked up once per distinct raw chain.
+  const bool cacheable = !dwarf && has_chain && !s.callchain.empty();
+  if (cacheable) {
+    const uint32_t gens[2] = {spaces_.generation(pid), spaces_.generation(AddressSpaces::kKernel)};
+    chain_key_.assign(reinterpret_cast<const char*>(&pid), sizeof pid);
+    chain_key_.append(reinterpret_cast<const char*>(gens), sizeof gens);
+    chain_key_.append(reinterpret_cast<const char*>(&cpumode), sizeof cpumode);
+    chain_key_.append(reinterpret_cast<const char*>(s.callchain.data()), s.callchain.size() * 8);
+    auto it = stack_by_chain_.find(chain_key_);
+    if (it != stack_by_chain_.end()) {
+      out.stack = it->second;
+      return AddSample(out);
+    }
+  }
   const bool unwound = dwarf && UnwindUser(pid, out.tid, s) > 0;
   uint16_t mode = cpumode;
   for (size_t i = 0; has_chain && i < s.callchain.size(); ++i) {
@@ -511,10 +531,15 @@ absl::Status Builder::OnSample(const perfdata::TimeOrderedRecords::Entry& e, con
   }
   if (scratch_.empty() && (type & PERF_SAMPLE_IP)) scratch_.push_back(Resolve(pid, s.ip, cpumode));
   if (!scratch_.empty()) out.stack = InternStack();
-  Event& event = profile_.events[out.event];
+  if (cacheable) stack_by_chain_.emplace(chain_key_, out.stack);
+  return AddSample(out);
+}
+
+absl::Status Builder::AddSample(const symbolize::Sample& sample) {
+  Event& event = profile_.events[sample.event];
   ++event.samples;
-  event.period += out.period;
-  profile_.samples.push_back(out);
+  event.period += sample.period;
+  profile_.samples.push_back(sample);
   return absl::OkStatus();
 }
 

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "symbolize/demangle.h"
+#include "perfdata/build_id.h"
 #include "symbolize/dso.h"
 #include "tests/symbolize/built_elf.h"
 
@@ -122,8 +123,15 @@ TEST_F(ElfFileTest, NotElfAndMissingFilesAreErrors) {
   EXPECT_TRUE(absl::IsInvalidArgument(ElfFile::FromBytes("\x7f" "ELF").status()));
 }
 
-TEST(DemangleTest, ItaniumNamesDemangleOthersStay) {
-  EXPECT_EQ(Demangle("_ZN2ns6Widget6methodEi"), "ns::Widget::method(int)");
+TEST(DemangleTest, ItaniumNamesDemangleWithoutParametersAsPerfShowsThem) {
+  EXPECT_EQ(Demangle("_ZN2ns6Widget6methodEi"), "ns::Widget::method");
+  EXPECT_EQ(Demangle("_ZN2ns6Widget6methodEi", /*parameters=*/true), "ns::Widget::method(int)");
+  EXPECT_EQ(Demangle("_ZNK2ns6Widget3getEv"), "ns::Widget::get");  // const method
+  EXPECT_EQ(Demangle("_ZNSt6vectorIiSaIiEE9push_backERKi"), "std::vector<int, std::allocator<int> >::push_back");
+  EXPECT_EQ(Demangle("_ZN12_GLOBAL__N_14funcEv"), "(anonymous namespace)::func");
+  EXPECT_EQ(Demangle("_ZN1AclEi"), "A::operator()");
+  EXPECT_EQ(WithoutParameters("f(int) [clone .isra.0]"), "f [clone .isra.0]");
+  EXPECT_EQ(WithoutParameters("plain"), "plain");
   EXPECT_EQ(Demangle("main"), "main");
   EXPECT_EQ(Demangle("_Znot_valid"), "_Znot_valid");
   EXPECT_EQ(Demangle(""), "");
@@ -244,6 +252,27 @@ TEST_F(DsoTest, MissingAndSymbollessFilesSayWhy) {
   stripped.Load("");
   EXPECT_TRUE(absl::StartsWith(stripped.problem(), "no symbols")) << stripped.problem();
   EXPECT_EQ(stripped.symbols(), nullptr);
+}
+
+// Regression: the [vdso] map line was split out of a temporary string, so
+// ReadOwnVdso read freed memory and failed ("[vdso]: not found").
+TEST(VdsoTest, OurOwnVdsoImageSymbolizesWithTheKernelsBuildId) {
+  absl::StatusOr<std::string> image = ReadOwnVdso();
+  ASSERT_TRUE(image.ok()) << image.status();
+  absl::StatusOr<std::string> id = perfdata::ReadVdsoBuildId();
+  ASSERT_TRUE(id.ok()) << id.status();
+  Dso dso("[vdso]", perfdata::HexBytes(*id));
+  dso.Load("");
+  EXPECT_EQ(dso.problem(), "");
+  ASSERT_NE(dso.symbols(), nullptr);
+  bool found = false;
+  for (const ElfFile::Symbol& s : dso.symbols()->symbols()) {
+    found |= absl::StrContains(s.name, "clock_gettime");
+  }
+  EXPECT_TRUE(found);
+  Dso other("[vdso]", "00ff");
+  other.Load("");
+  EXPECT_TRUE(absl::StartsWith(other.problem(), "build-id mismatch")) << other.problem();
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // print_profile FILE [--srcline] [--kallsyms F] [--symfs D]: the symbolized
 // samples of a perf.data, one a line (tests/symbolize/profile_text.h), for
-// looking at what the tests see.
+// looking at what the tests see. --summary: only the counts and the time
+// BuildProfile took.
+#include <chrono>
 #include <cstdio>
 #include <string>
 
@@ -13,8 +15,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   perfring::symbolize::ProfileOptions options;
+  bool summary = false;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
+    if (a == "--summary") summary = true;
     if (a == "--srcline") options.srcline = true;
     if (a == "--kallsyms" && i + 1 < argc) options.kallsyms = argv[++i];
     if (a == "--symfs" && i + 1 < argc) options.symfs = argv[++i];
@@ -24,10 +28,19 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", std::string(reader.status().message()).c_str());
     return 2;
   }
+  const auto start = std::chrono::steady_clock::now();
   auto profile = perfring::symbolize::BuildProfile(**reader, options);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!profile.ok()) {
     std::fprintf(stderr, "%s\n", std::string(profile.status().message()).c_str());
     return 2;
+  }
+  if (summary) {
+    std::printf("%zu samples, %zu stacks, %zu locations, %zu functions, %zu mappings in %.3f s\n",
+                profile->samples.size(), profile->stacks.size(), profile->locations.size(),
+                profile->functions.size(), profile->mappings.size(), seconds);
+    return 0;
   }
   std::fputs(perfring::symbolize::testing::ProfileText(*profile).c_str(), stdout);
   return 0;

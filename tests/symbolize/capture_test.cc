@@ -1,0 +1,203 @@
+// Whole captures symbolized: `perfring record` and `perf record` of a
+// 4-deep C++ call chain (main -> work::outer -> work::middle -> work::inner
+// -> work::Leaf::burn), with frame pointers (-g) and without them
+// (--call-graph dwarf, unwound with libdw), and the answer held against
+// `perf script` on the same file: every sample's stack, frame by frame
+// (symbol, offset, dso), as perf names it.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <iterator>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "gtest/gtest.h"
+#include "symbolize/profile_builder.h"
+#include "tests/perfdata/test_util.h"
+#include "tests/symbolize/profile_text.h"
+
+namespace perfring::symbolize {
+namespace {
+
+using perfdata::test_util::CommandResult;
+using perfdata::test_util::RunCommand;
+
+std::string Runfile(const std::string& path) {
+  const char* srcdir = std::getenv("TEST_SRCDIR");
+  return absl::StrCat(srcdir ? srcdir : ".", "/perfring/", path);
+}
+
+const std::vector<std::string> kChain = {"work::Leaf::burn", "work::inner", "work::middle",
+                                         "work::outer", "main"};
+
+// A frame as perf script -F ip,sym,symoff,dso prints it: "sym+0xoff (dso)",
+// or "[unknown] (dso)".
+std::string Frame(const Profile& p, uint32_t loc) {
+  const Location& l = p.locations[loc];
+  const std::string dso = l.mapping == kNone ? "[unknown]" : p.mappings[l.mapping].dso;
+  if (l.function == kNone) return absl::StrCat("[unknown] (", dso, ")");
+  return absl::StrFormat("%s+0x%x (%s)", p.functions[l.function].name, l.symbol_offset, dso);
+}
+
+// Every sample's stack, one string each ("frame;frame;..."), sorted.
+std::vector<std::string> OurStacks(const Profile& p) {
+  std::vector<std::string> out;
+  for (const Sample& s : p.samples) {
+    std::vector<std::string> frames;
+    for (const uint32_t* it = p.stack_begin(s.stack); it != p.stack_end(s.stack); ++it) {
+      frames.push_back(Frame(p, *it));
+    }
+    out.push_back(absl::StrJoin(frames, ";"));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The same from perf script's text: blocks of "\t<ip> <frame>" lines.
+std::vector<std::string> PerfStacks(const std::string& script) {
+  std::vector<std::string> out;
+  std::vector<std::string> frames;
+  auto flush = [&] {
+    if (!frames.empty()) out.push_back(absl::StrJoin(frames, ";"));
+    frames.clear();
+  };
+  for (absl::string_view line : absl::StrSplit(script, '\n')) {
+    absl::string_view t = absl::StripLeadingAsciiWhitespace(line);
+    if (t.empty()) {
+      flush();
+      continue;
+    }
+    const size_t sp = t.find(' ');
+    if (sp == absl::string_view::npos) continue;
+    frames.emplace_back(t.substr(sp + 1));
+  }
+  flush();
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// How many samples have the whole chain, leaf first, at the top of the user
+// part of their stack.
+int FullChains(const Profile& p) {
+  int n = 0;
+  for (const Sample& s : p.samples) {
+    std::vector<std::string> names = testing::StackNames(p, s);
+    auto it = std::find(names.begin(), names.end(), kChain[0]);
+    if (it != names.end() && static_cast<size_t>(names.end() - it) >= kChain.size() &&
+        std::equal(kChain.begin(), kChain.end(), it)) {
+      ++n;
+    }
+  }
+  return n;
+}
+
+class CaptureTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (RunCommand("perf version").exit_code != 0) GTEST_SKIP() << "perf is not installed";
+    perfring_ = Runfile("cli/perfring");
+    const char* tmp = std::getenv("TEST_TMPDIR");
+    dir_ = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/",
+                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    mkdir(dir_.c_str(), 0700);
+    CommandResult probe = RunCommand(absl::StrCat(perfring_, " record -q -e cpu-clock -o ", dir_,
+                                                  "/probe.data -- true"));
+    if (probe.exit_code != 0) GTEST_SKIP() << "the kernel refuses perf_event_open: " << probe.err;
+  }
+
+  Profile Symbolize(const std::string& path) {
+    absl::StatusOr<std::unique_ptr<perfdata::Reader>> reader = perfdata::Reader::Open(path);
+    EXPECT_TRUE(reader.ok()) << reader.status();
+    if (!reader.ok()) return {};
+    absl::StatusOr<Profile> p = BuildProfile(**reader, {});
+    EXPECT_TRUE(p.ok()) << p.status();
+    return p.ok() ? *std::move(p) : Profile{};
+  }
+
+  // Records `args` with `tool` ("perfring" or "perf") into DIR/NAME.
+  std::string Record(const std::string& tool, const std::string& name, const std::string& args) {
+    const std::string out = absl::StrCat(dir_, "/", name);
+    const std::string bin = tool == "perf" ? "perf" : perfring_;
+    CommandResult r = RunCommand(absl::StrCat(bin, " record -q -o ", out, " ", args));
+    EXPECT_EQ(r.exit_code, 0) << tool << " record " << args << ": " << r.err;
+    return out;
+  }
+
+  // `skip_vdso`: leave out the samples taken in the vDSO. perf 6.1 does not
+  // unwind those of a dwarf capture (it shows "[unknown] ([vdso])" alone);
+  // perfring unwinds them through its own copy of the vDSO image.
+  void ExpectAgreesWithPerfScript(const std::string& path, bool skip_vdso = false) {
+    const Profile p = Symbolize(path);
+    CommandResult script =
+        RunCommand(absl::StrCat("perf script --no-inline -F ip,sym,symoff,dso -i ", path));
+    ASSERT_EQ(script.exit_code, 0) << script.err;
+    std::vector<std::string> ours = OurStacks(p), theirs = PerfStacks(script.out);
+    if (skip_vdso) {
+      auto in_vdso = [](const std::string& stack) {
+        return absl::StrContains(stack.substr(0, stack.find(';')), "([vdso])");
+      };
+      ours.erase(std::remove_if(ours.begin(), ours.end(), in_vdso), ours.end());
+      theirs.erase(std::remove_if(theirs.begin(), theirs.end(), in_vdso), theirs.end());
+    }
+    ASSERT_EQ(ours.size(), theirs.size());
+    std::vector<std::string> only_ours, only_theirs;
+    std::set_difference(ours.begin(), ours.end(), theirs.begin(), theirs.end(),
+                        std::back_inserter(only_ours));
+    std::set_difference(theirs.begin(), theirs.end(), ours.begin(), ours.end(),
+                        std::back_inserter(only_theirs));
+    for (size_t i = 0; i < only_ours.size() && i < 3; ++i) ADD_FAILURE() << "perfring: " << only_ours[i];
+    for (size_t i = 0; i < only_theirs.size() && i < 3; ++i) ADD_FAILURE() << "perf:     " << only_theirs[i];
+    EXPECT_EQ(only_ours.size(), 0u) << "of " << ours.size() << " samples";
+  }
+
+  std::string perfring_, dir_;
+};
+
+TEST_F(CaptureTest, FramePointerChainsOfPerfringsCaptureAgreeWithPerfScript) {
+  const std::string data = Record("perfring", "fp.data", "-g -F 1999 -- " +
+                                                            Runfile("tests/symbolize/chain_fp") + " 0.4");
+  const Profile p = Symbolize(data);
+  ASSERT_GT(p.samples.size(), 100u);
+  EXPECT_GT(FullChains(p), static_cast<int>(p.samples.size() * 8 / 10)) << testing::ProfileText(p);
+  ExpectAgreesWithPerfScript(data);
+}
+
+TEST_F(CaptureTest, FramePointerChainsOfPerfsCaptureAgreeWithPerfScript) {
+  const std::string data =
+      Record("perf", "perf_fp.data", "-g -F 1999 -- " + Runfile("tests/symbolize/chain_fp") + " 0.4");
+  const Profile p = Symbolize(data);
+  ASSERT_GT(p.samples.size(), 100u);
+  EXPECT_GT(FullChains(p), static_cast<int>(p.samples.size() * 8 / 10));
+  ExpectAgreesWithPerfScript(data);
+}
+
+TEST_F(CaptureTest, DwarfCallGraphOfPerfringsCaptureShowsAllFourFrames) {
+  const std::string data = Record("perfring", "dwarf.data",
+                                  "--call-graph dwarf -F 999 -- " +
+                                      Runfile("tests/symbolize/chain_nofp") + " 0.5");
+  const Profile p = Symbolize(data);
+  ASSERT_GT(p.samples.size(), 20u);
+  EXPECT_GT(FullChains(p), static_cast<int>(p.samples.size() * 8 / 10)) << testing::ProfileText(p);
+  ExpectAgreesWithPerfScript(data, /*skip_vdso=*/true);
+}
+
+TEST_F(CaptureTest, DwarfCallGraphOfPerfsCaptureShowsAllFourFrames) {
+  const std::string data = Record("perf", "perf_dwarf.data",
+                                  "--call-graph dwarf -F 999 -- " +
+                                      Runfile("tests/symbolize/chain_nofp") + " 0.5");
+  const Profile p = Symbolize(data);
+  ASSERT_GT(p.samples.size(), 20u);
+  EXPECT_GT(FullChains(p), static_cast<int>(p.samples.size() * 8 / 10)) << testing::ProfileText(p);
+  ExpectAgreesWithPerfScript(data);
+}
+
+}  // namespace
+}  // namespace perfring::symbolize

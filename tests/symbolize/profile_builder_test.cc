@@ -1,0 +1,273 @@
+// BuildProfile on perf.data images built in the test around ELF files it
+// compiles: load bias of PIE executables and shared libraries from MMAP2,
+// side-band in time order (exec, fork, a map replaced), PERF_CONTEXT_*
+// markers, kernel symbols from --kallsyms (modules too), JIT perf-map
+// files, the capture's build-ids, comms, stack interning, errors.
+#include "symbolize/profile_builder.h"
+
+#include <linux/perf_event.h>
+#include <sys/mman.h>
+
+#include <fstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "perfdata/features.h"
+#include "perfdata/format.h"
+#include "tests/perfdata/file_images.h"
+#include "tests/perfdata/test_util.h"
+#include "tests/symbolize/built_elf.h"
+#include "tests/symbolize/capture_images.h"
+#include "tests/symbolize/profile_text.h"
+
+namespace perfring::symbolize {
+namespace {
+
+using perfdata::test_util::FileImage;
+using testing::CommRecord;
+using testing::Compile;
+using testing::ForkRecord;
+using testing::MapFile;
+using testing::Mapped;
+using testing::Mmap2Record;
+using testing::SampleRecord;
+using testing::TestAttr;
+using testing::FreshDir;
+using testing::FunctionName;
+using testing::kTestSource;
+using testing::NmFunctions;
+using testing::ReadelfBuildId;
+using testing::ReadelfLoads;
+
+absl::StatusOr<Profile> Build(const std::string& data, ProfileOptions options = {},
+                              const std::vector<perfdata::BuildIdEntry>& build_ids = {}) {
+  std::vector<std::pair<int, std::string>> features;
+  if (!build_ids.empty()) features.push_back({perfdata::kFeatBuildId, perfdata::EncodeBuildIds(build_ids)});
+  absl::StatusOr<std::unique_ptr<perfdata::Reader>> reader =
+      perfdata::Reader::FromBytes(FileImage({TestAttr()}, data, features));
+  if (!reader.ok()) return reader.status();
+  return BuildProfile(**reader, options);
+}
+
+class ProfileBuilderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = FreshDir("profile");
+    pie_ = MapFile(Compile(dir_, "prog", kTestSource, "-pie -fPIE -Wl,-z,separate-code"), 0x555555554000);
+    lib_ = MapFile(Compile(dir_, "libx.so", kTestSource, "-shared -fPIC"), 0x7f1234560000);
+  }
+  std::string dir_;
+  Mapped pie_, lib_;
+};
+
+TEST_F(ProfileBuilderTest, PieAndSharedLibraryAddressesGetTheirSymbols) {
+  const std::string data = pie_.MmapAt(10, 1) + lib_.MmapAt(10, 2) + CommRecord(10, 10, 3, "prog", false) +
+                           SampleRecord(10, 10, 4, pie_.At("main", 4), {}) +
+                           SampleRecord(10, 10, 5, lib_.At("_ZN2ns6Widget6methodEi", 2), {});
+  absl::StatusOr<Profile> p = Build(data);
+  ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_EQ(p->samples.size(), 2u);
+  const Location& in_pie = p->locations[*p->stack_begin(p->samples[0].stack)];
+  EXPECT_EQ(FunctionName(*p, *p->stack_begin(p->samples[0].stack)), "main");
+  EXPECT_EQ(in_pie.symbol_offset, 4u);
+  EXPECT_EQ(p->mappings[in_pie.mapping].dso, pie_.path);
+  EXPECT_EQ(in_pie.dso_offset, pie_.At("main", 4) - pie_.map_start() + pie_.pgoff());
+  const uint32_t lib_loc = *p->stack_begin(p->samples[1].stack);
+  EXPECT_EQ(FunctionName(*p, lib_loc), "ns::Widget::method");
+  EXPECT_EQ(p->functions[p->locations[lib_loc].function].system_name, "_ZN2ns6Widget6methodEi");
+  EXPECT_EQ(p->locations[lib_loc].symbol_offset, 2u);
+  EXPECT_EQ(p->comms[p->samples[0].comm], "prog");
+  EXPECT_TRUE(p->warnings.empty()) << p->warnings[0];
+}
+
+TEST_F(ProfileBuilderTest, NoDemangleKeepsTheSymbolTablesName) {
+  ProfileOptions options;
+  options.demangle = false;
+  absl::StatusOr<Profile> p =
+      Build(lib_.MmapAt(10, 1) + SampleRecord(10, 10, 2, lib_.At("_ZN2ns6Widget6methodEi"), {}), options);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(FunctionName(*p, *p->stack_begin(p->samples[0].stack)), "_ZN2ns6Widget6methodEi");
+}
+
+TEST_F(ProfileBuilderTest, SideBandAppliesInTimeOrderNotFileOrder) {
+  // In the file the sample comes after exec dropped the maps, but it was
+  // taken before (time 5 < 6): it still sees the library.
+  const std::string data = lib_.MmapAt(10, 1) + CommRecord(10, 10, 6, "new", true) +
+                           SampleRecord(10, 10, 5, lib_.At("c_function"), {}) +
+                           SampleRecord(10, 10, 7, lib_.At("c_function"), {});
+  absl::StatusOr<Profile> p = Build(data);
+  ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_EQ(p->samples.size(), 2u);
+  EXPECT_EQ(p->samples[0].time, 5u);  // file order
+  EXPECT_EQ(FunctionName(*p, *p->stack_begin(p->samples[0].stack)), "c_function");
+  // After exec: under no map.
+  const Location& after = p->locations[*p->stack_begin(p->samples[1].stack)];
+  EXPECT_EQ(after.mapping, kNone);
+  EXPECT_EQ(after.function, kNone);
+  EXPECT_EQ(p->comms[p->samples[1].comm], "new");
+  EXPECT_LT(p->samples[0].record, p->samples[1].record);
+}
+
+TEST_F(ProfileBuilderTest, AForkedProcessInheritsItsParentsMapsAndComm) {
+  const std::string data = lib_.MmapAt(10, 1) + CommRecord(10, 10, 2, "parent", false) + ForkRecord(20, 10, 3) +
+                           SampleRecord(20, 20, 4, lib_.At("c_function"), {});
+  absl::StatusOr<Profile> p = Build(data);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(FunctionName(*p, *p->stack_begin(p->samples[0].stack)), "c_function");
+  EXPECT_EQ(p->comms[p->samples[0].comm], "parent");
+}
+
+TEST_F(ProfileBuilderTest, ANewMapReplacesTheOneItCovers) {
+  // The library mapped at the PIE's place later: samples follow the maps.
+  Mapped over = lib_;
+  over.base = pie_.map_start() - (lib_.text.vaddr & ~uint64_t{4095});
+  const uint64_t ip = over.At("c_function");
+  const std::string data = pie_.MmapAt(10, 1) + SampleRecord(10, 10, 2, ip, {}) + over.MmapAt(10, 3) +
+                           SampleRecord(10, 10, 4, ip, {});
+  absl::StatusOr<Profile> p = Build(data);
+  ASSERT_TRUE(p.ok()) << p.status();
+  const Location& before = p->locations[*p->stack_begin(p->samples[0].stack)];
+  const Location& after = p->locations[*p->stack_begin(p->samples[1].stack)];
+  EXPECT_EQ(p->mappings[before.mapping].dso, pie_.path);
+  EXPECT_EQ(p->mappings[after.mapping].dso, lib_.path);
+  EXPECT_EQ(FunctionName(*p, *p->stack_begin(p->samples[1].stack)), "c_function");
+}
+
+TEST_F(ProfileBuilderTest, ContextMarkersGiveEachEntryItsCpumode) {
+  const std::string kallsyms = dir_ + "/kallsyms";
+  std::ofstream(kallsyms) << "ffffffff81000000 T _text\n"
+                             "ffffffff81000100 T do_syscall_64\n"
+                             "ffffffff81000200 t helper_in_kernel\n"
+                             "ffffffff81001000 D some_data\n"
+                             "ffffffffc0000000 t ext4_fill_super\t[ext4]\n"
+                             "ffffffffc0000100 t ext4_end\t[ext4]\n";
+  ProfileOptions options;
+  options.kallsyms = kallsyms;
+  const uint64_t user_leaf = lib_.At("c_function", 1), user_caller = lib_.At("_ZN2ns6Widget6methodEi", 9);
+  const std::string data =
+      lib_.MmapAt(10, 1) +
+      SampleRecord(10, 10, 2, 0xffffffff81000210,
+             {PERF_CONTEXT_KERNEL, 0xffffffff81000210, 0xffffffffc0000010, 0xffffffff81000105,
+              PERF_CONTEXT_USER, user_leaf, user_caller},
+             PERF_RECORD_MISC_KERNEL) +
+      SampleRecord(10, 10, 3, 0xffffffff81000210,
+             {PERF_CONTEXT_KERNEL, 0xffffffff81000210, 0xffffffffc0000010, 0xffffffff81000105,
+              PERF_CONTEXT_USER, user_leaf, user_caller},
+             PERF_RECORD_MISC_KERNEL);
+  absl::StatusOr<Profile> p = Build(data, options);
+  ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_EQ(p->samples.size(), 2u);
+  EXPECT_EQ(p->samples[0].stack, p->samples[1].stack);  // interned once
+  EXPECT_EQ(p->stacks.size(), 1u);
+  const std::vector<std::string> names = testing::StackNames(*p, p->samples[0]);
+  EXPECT_EQ(names, (std::vector<std::string>{"helper_in_kernel", "ext4_fill_super", "do_syscall_64",
+                                             "c_function", "ns::Widget::method"}));
+  const uint32_t* s = p->stack_begin(p->samples[0].stack);
+  EXPECT_TRUE(p->locations[s[0]].kernel);
+  EXPECT_EQ(p->mappings[p->locations[s[0]].mapping].dso, "[kernel.kallsyms]");
+  EXPECT_EQ(p->locations[s[0]].symbol_offset, 0x10u);
+  EXPECT_EQ(p->mappings[p->locations[s[1]].mapping].dso, "[ext4]");
+  EXPECT_TRUE(p->mappings[p->locations[s[1]].mapping].kernel);
+  EXPECT_FALSE(p->locations[s[3]].kernel);
+  EXPECT_EQ(p->locations[s[3]].symbol_offset, 1u);
+}
+
+TEST_F(ProfileBuilderTest, RecordAddressesKeepTheCallchainAsRecorded) {
+  ProfileOptions options;
+  options.record_addresses = true;
+  const std::string data =
+      lib_.MmapAt(10, 1) +
+      SampleRecord(10, 10, 2, lib_.At("c_function"), {PERF_CONTEXT_USER, lib_.At("c_function"), 0x1234},
+             PERF_RECORD_MISC_USER, lib_.At("main"));
+  absl::StatusOr<Profile> p = Build(data, options);
+  ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_EQ(p->sample_addresses.size(), 1u);
+  const SampleAddresses& a = p->sample_addresses[0];
+  EXPECT_EQ(FunctionName(*p, a.ip), "c_function");
+  EXPECT_EQ(FunctionName(*p, a.addr), "main");
+  ASSERT_EQ(a.chain_size, 3u);
+  EXPECT_EQ(p->chain_locations[a.chain_begin], kNone);  // the marker
+  EXPECT_EQ(FunctionName(*p, p->chain_locations[a.chain_begin + 1]), "c_function");
+  EXPECT_EQ(p->locations[p->chain_locations[a.chain_begin + 2]].mapping, kNone);  // no map
+}
+
+TEST_F(ProfileBuilderTest, JitCodeIsNamedFromThePerfMapFile) {
+  ProfileOptions options;
+  options.perf_map_dir = dir_;
+  std::ofstream(dir_ + "/perf-10.map") << "7f0000001000 40 jitted_a\n"
+                                          "0x7f0000001040 0x20 LazyCompile:*hot js/app.js:3\n"
+                                          "garbage line\n";
+  const std::string data = Mmap2Record(10, 1, 0x7f0000000000, 0x10000, 0, "//anon") +
+                           SampleRecord(10, 10, 2, 0x7f0000001048, {}) + SampleRecord(10, 10, 3, 0x7f0000002000, {});
+  absl::StatusOr<Profile> p = Build(data, options);
+  ASSERT_TRUE(p.ok()) << p.status();
+  const uint32_t jit = *p->stack_begin(p->samples[0].stack);
+  EXPECT_EQ(FunctionName(*p, jit), "LazyCompile:*hot js/app.js:3");
+  EXPECT_EQ(p->locations[jit].symbol_offset, 8u);
+  EXPECT_EQ(p->mappings[p->locations[jit].mapping].dso, dir_ + "/perf-10.map");
+  // Outside every JIT symbol: the anonymous map, unsymbolized.
+  const Location& anon = p->locations[*p->stack_begin(p->samples[1].stack)];
+  EXPECT_EQ(anon.function, kNone);
+  EXPECT_EQ(p->mappings[anon.mapping].dso, "//anon");
+}
+
+TEST_F(ProfileBuilderTest, TheCapturesBuildIdWinsOverTheFileOnDisk) {
+  perfdata::BuildIdEntry wrong;
+  wrong.misc = PERF_RECORD_MISC_USER | perfdata::kBuildIdMiscSize;
+  wrong.build_id = std::string(20, '\x11');
+  wrong.filename = lib_.path;
+  perfdata::BuildIdEntry right;
+  right.misc = PERF_RECORD_MISC_USER | perfdata::kBuildIdMiscSize;
+  const std::string hex = ReadelfBuildId(pie_.path);
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) right.build_id.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+  right.filename = pie_.path;
+  const std::string data = lib_.MmapAt(10, 1) + pie_.MmapAt(10, 2) +
+                           SampleRecord(10, 10, 3, lib_.At("c_function"), {}) +
+                           SampleRecord(10, 10, 4, lib_.At("c_function", 1), {}) +
+                           SampleRecord(10, 10, 5, pie_.At("main"), {});
+  absl::StatusOr<Profile> p = Build(data, {}, {wrong, right});
+  ASSERT_TRUE(p.ok()) << p.status();
+  const Location& l = p->locations[*p->stack_begin(p->samples[0].stack)];
+  EXPECT_EQ(l.function, kNone);  // never a wrong name
+  const Mapping& m = p->mappings[l.mapping];
+  EXPECT_EQ(m.dso, lib_.path);
+  EXPECT_TRUE(m.unsymbolized);
+  EXPECT_TRUE(absl::StartsWith(m.problem, "build-id mismatch")) << m.problem;
+  EXPECT_EQ(m.build_id, std::string(40, '1'));
+  EXPECT_EQ(l.dso_offset, lib_.At("c_function") - lib_.map_start() + lib_.pgoff());
+  ASSERT_EQ(p->warnings.size(), 1u);  // once for the DSO, not per sample
+  EXPECT_TRUE(absl::StartsWith(p->warnings[0], lib_.path + ": build-id mismatch")) << p->warnings[0];
+  EXPECT_EQ(FunctionName(*p, *p->stack_begin(p->samples[2].stack)), "main");
+  EXPECT_EQ(p->mappings[p->locations[*p->stack_begin(p->samples[2].stack)].mapping].build_id, hex);
+}
+
+TEST_F(ProfileBuilderTest, ThreadsWithoutACommAreNamedAsPerfNamesThem) {
+  absl::StatusOr<Profile> p = Build(SampleRecord(0, 0, 1, 0x1000, {}) + SampleRecord(33, 34, 2, 0x1000, {}));
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->comms[p->samples[0].comm], "swapper");
+  EXPECT_EQ(p->comms[p->samples[1].comm], ":34");
+  EXPECT_EQ(p->events.size(), 1u);
+  EXPECT_EQ(p->events[0].samples, 2u);
+  EXPECT_EQ(p->events[0].period, 2000u);
+}
+
+TEST_F(ProfileBuilderTest, UserMistakesAreOneLineErrors) {
+  const std::string data = CommRecord(10, 10, 1, "prog", false);
+  ProfileOptions missing;
+  missing.kallsyms = dir_ + "/no-such-kallsyms";
+  absl::StatusOr<Profile> p = Build(data, missing);
+  EXPECT_TRUE(absl::IsNotFound(p.status())) << p.status();
+  EXPECT_TRUE(absl::StrContains(p.status().message(), "no-such-kallsyms"));
+  ProfileOptions bad_kallsyms;
+  bad_kallsyms.kallsyms = pie_.path;  // not kallsyms text
+  EXPECT_TRUE(absl::IsInvalidArgument(Build(data, bad_kallsyms).status()));
+  ProfileOptions symfs;
+  symfs.symfs = pie_.path;  // a file, not a directory
+  p = Build(data, symfs);
+  EXPECT_TRUE(absl::IsInvalidArgument(p.status())) << p.status();
+  EXPECT_TRUE(absl::StrContains(p.status().message(), "not a directory"));
+}
+
+}  // namespace
+}  // namespace perfring::symbolize
