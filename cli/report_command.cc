@@ -1,5 +1,6 @@
 // perfring report: perf report --stdio's table from a perf.data (perfring's
 // or perf's), wiring only (report/report_table.h does the work).
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -26,7 +27,8 @@ int ReportCommand(const std::vector<std::string>& args) {
            input = std::string(v);
            return absl::OkStatus();
          }});
-  p.Add({'s', "sort", A::kRequired, "KEYS", "comm,dso,sym (default), pid (tid), cpu: perf's keys",
+  p.Add({'s', "sort", A::kRequired, "KEYS",
+         "comm,dso,sym (default), pid (tid), cpu, srcline: perf's keys",
          [&](absl::string_view v) {
            absl::StatusOr<std::vector<report::SortKey>> keys = report::ParseSortKeys(v);
            if (!keys.ok()) return keys.status();
@@ -78,6 +80,10 @@ int ReportCommand(const std::vector<std::string>& args) {
                  positional[0].c_str());
     return 2;
   }
+  // The srcline key needs the source lines.
+  if (std::find(options.sort.begin(), options.sort.end(), report::SortKey::kSrcline) !=
+      options.sort.end())
+    symbols.srcline = true;
   absl::StatusOr<symbolize::Profile> profile = LoadProfile("report", input, symbols);
   if (!profile.ok()) return ReportError("report", profile.status());
   if (profile->samples.empty()) {

@@ -30,13 +30,13 @@ struct RowKey {
   uint32_t mapping = 0;
   uint32_t function = 0;  // the symbol; kNone with `address` for an unresolved one
   uint64_t address = 0;
-  bool operator==(const RowKey& o) const {
-    return std::tie(comm, tid, cpu, mapping, function, address) ==
-           std::tie(o.comm, o.tid, o.cpu, o.mapping, o.function, o.address);
-  }
+  uint32_t srcline = 0;   // index into the event's srcline strings
+  auto Tie() const { return std::tie(comm, tid, cpu, mapping, function, address, srcline); }
+  bool operator==(const RowKey& o) const { return Tie() == o.Tie(); }
   template <typename H>
   friend H AbslHashValue(H h, const RowKey& k) {
-    return H::combine(std::move(h), k.comm, k.tid, k.cpu, k.mapping, k.function, k.address);
+    return H::combine(std::move(h), k.comm, k.tid, k.cpu, k.mapping, k.function, k.address,
+                      k.srcline);
   }
 };
 
@@ -81,7 +81,7 @@ struct Row {
 };
 
 struct Uses {
-  bool comm = false, tid = false, cpu = false, dso = false, sym = false;
+  bool comm = false, tid = false, cpu = false, dso = false, sym = false, srcline = false;
 };
 
 Uses UsesOf(const std::vector<SortKey>& keys) {
@@ -93,14 +93,48 @@ Uses UsesOf(const std::vector<SortKey>& keys) {
       case SortKey::kCpu: u.cpu = true; break;
       case SortKey::kDso: u.dso = true; break;
       case SortKey::kSym: u.sym = true; break;
+      case SortKey::kSrcline: u.srcline = true; break;
     }
   }
   return u;
 }
 
-RowKey KeyOf(const Profile& profile, const Uses& uses, const GroupKey& group, uint32_t loc_index) {
+// perf's srcline: "file.c:42", "function+OFFSET", "??:0".
+std::string SrclineOf(const Profile& profile, const Location& loc) {
+  if (loc.line != 0 && !loc.srcfile.empty()) {
+    size_t slash = loc.srcfile.rfind('/');
+    return absl::StrCat(slash == std::string::npos ? loc.srcfile : loc.srcfile.substr(slash + 1), ":",
+                        loc.line);
+  }
+  if (loc.function != kNone)
+    return absl::StrCat(profile.functions[loc.function].name, "+", loc.symbol_offset);
+  return "??:0";
+}
+
+// The srcline strings of a Profile's locations, interned (only with the key).
+struct Srclines {
+  std::vector<uint32_t> of_location;
+  std::vector<std::string> strings;
+};
+
+Srclines SrclinesOf(const Profile& profile) {
+  Srclines out;
+  absl::flat_hash_map<std::string, uint32_t> index;
+  out.of_location.reserve(profile.locations.size());
+  for (const Location& loc : profile.locations) {
+    auto [it, inserted] =
+        index.try_emplace(SrclineOf(profile, loc), static_cast<uint32_t>(out.strings.size()));
+    if (inserted) out.strings.push_back(it->first);
+    out.of_location.push_back(it->second);
+  }
+  return out;
+}
+
+RowKey KeyOf(const Profile& profile, const Uses& uses, const Srclines& srclines,
+             const GroupKey& group, uint32_t loc_index) {
   const Location& loc = profile.locations[loc_index];
   RowKey key;
+  if (uses.srcline) key.srcline = srclines.of_location[loc_index];
   if (uses.comm) key.comm = group.comm;
   if (uses.tid) key.tid = group.tid;
   if (uses.cpu) key.cpu = group.cpu;
@@ -292,11 +326,13 @@ Column ColumnOf(SortKey k) {
     case SortKey::kSym: return {"Symbol", false};
     case SortKey::kPid: return {"Pid:Command", true};
     case SortKey::kCpu: return {"CPU", true};
+    case SortKey::kSrcline: return {"Source:Line", false};
   }
   return {};
 }
 
-std::string Cell(const Profile& profile, SortKey k, const Row& row, size_t comm_width) {
+std::string Cell(const Profile& profile, const Srclines& srclines, SortKey k, const Row& row,
+                 size_t comm_width) {
   absl::string_view comm = row.comm != kNone && row.comm < profile.comms.size()
                                ? absl::string_view(profile.comms[row.comm])
                                : absl::string_view(":-1");
@@ -309,6 +345,7 @@ std::string Cell(const Profile& profile, SortKey k, const Row& row, size_t comm_
                           TableSymbolName(profile, loc));
     case SortKey::kPid: return absl::StrFormat("%7d:%s", row.tid, PadRight(comm, comm_width));
     case SortKey::kCpu: return absl::StrFormat("%3d", row.cpu);
+    case SortKey::kSrcline: return srclines.strings[row.key.srcline];
   }
   return "";
 }
@@ -316,6 +353,7 @@ std::string Cell(const Profile& profile, SortKey k, const Row& row, size_t comm_
 void RenderEvent(const Profile& profile, const ReportOptions& options, uint32_t event,
                  bool children, bool call_graph, bool caller_order, std::string* out) {
   const Uses uses = UsesOf(options.sort);
+  const Srclines srclines = uses.srcline ? SrclinesOf(profile) : Srclines{};
 
   // Samples summed by stack and the sample-side keys.
   std::vector<Group> groups;
@@ -340,7 +378,7 @@ void RenderEvent(const Profile& profile, const ReportOptions& options, uint32_t 
   std::vector<Row> rows;
   absl::flat_hash_map<RowKey, uint32_t> row_index;
   auto row_of = [&](const GroupKey& g, uint32_t loc) -> Row& {
-    RowKey key = KeyOf(profile, uses, g, loc);
+    RowKey key = KeyOf(profile, uses, srclines, g, loc);
     auto [it, inserted] = row_index.try_emplace(key, static_cast<uint32_t>(rows.size()));
     if (inserted) {
       Row r;
@@ -379,7 +417,7 @@ void RenderEvent(const Profile& profile, const ReportOptions& options, uint32_t 
       if (r.comm != kNone && r.comm < profile.comms.size())
         comm_width = std::max(comm_width, profile.comms[r.comm].size());
   for (Row& r : rows)
-    for (SortKey k : options.sort) r.cells.push_back(Cell(profile, k, r, comm_width));
+    for (SortKey k : options.sort) r.cells.push_back(Cell(profile, srclines, k, r, comm_width));
 
   auto weight = [&](const Row& r) { return children ? r.children : r.self; };
   // Sorted as indices (a Row is large): heaviest first, then the larger
@@ -392,8 +430,7 @@ void RenderEvent(const Profile& profile, const ReportOptions& options, uint32_t 
     const Row& b = rows[j];
     if (weight(a) != weight(b)) return weight(a) > weight(b);
     if (a.self != b.self) return a.self > b.self;
-    return std::tie(a.key.comm, a.key.tid, a.key.cpu, a.key.mapping, a.key.function, a.key.address) <
-           std::tie(b.key.comm, b.key.tid, b.key.cpu, b.key.mapping, b.key.function, b.key.address);
+    return a.key.Tie() < b.key.Tie();
   });
 
   // Header, as perf prints it.
@@ -477,9 +514,10 @@ absl::StatusOr<std::vector<SortKey>> ParseSortKeys(absl::string_view keys) {
     else if (word == "sym" || word == "symbol") k = SortKey::kSym;
     else if (word == "pid" || word == "tid") k = SortKey::kPid;
     else if (word == "cpu") k = SortKey::kCpu;
+    else if (word == "srcline") k = SortKey::kSrcline;
     else
       return absl::InvalidArgumentError(
-          absl::StrCat("unknown sort key '", word, "' (known: comm, dso, sym, pid, tid, cpu)"));
+          absl::StrCat("unknown sort key '", word, "' (known: comm, dso, sym, pid, tid, cpu, srcline)"));
     if (std::find(out.begin(), out.end(), k) != out.end())
       return absl::InvalidArgumentError(absl::StrCat("sort key '", word, "' given twice"));
     out.push_back(k);

@@ -36,10 +36,14 @@ namespace perfring::report {
 
 // perf's --sort keys that a Profile answers. kPid is perf's `pid`: one row
 // per thread, shown as "TID:COMMAND" (perf's key is the thread, not the
-// process); `tid` is accepted as its other name.
-enum class SortKey { kComm, kDso, kSym, kPid, kCpu };
+// process); `tid` is accepted as its other name. kSrcline is perf's
+// `srcline`: the sampled address's "file.c:42" (the file's basename), or
+// "function+OFFSET" (decimal) without line information, "??:0" without a
+// symbol; it needs the Profile built with source lines (--srcline).
+enum class SortKey { kComm, kDso, kSym, kPid, kCpu, kSrcline };
 
-// Parses "comm,dso,sym" (perf's spelling; "symbol" = "sym", "tid" = "pid").
+// Parses "comm,dso,sym" (perf's spelling; "symbol" = "sym", "tid" = "pid",
+// "srcline").
 // InvalidArgument naming an unknown or repeated key.
 absl::StatusOr<std::vector<SortKey>> ParseSortKeys(absl::string_view keys);
 

@@ -158,6 +158,45 @@ TEST_F(ReportE2e, ChildrenAgreeWithPerf) {
   EXPECT_THAT(mine.out, HasSubstr("# Children      Self  Symbol"));
 }
 
+// perf's srcline key: the four functions' loop lines, from the DWARF line
+// tables, with perf's percents. The workload is compiled here with -g
+// (Bazel strips the debug information of fastbuild binaries).
+TEST_F(ReportE2e, SrclineAgreesWithPerf) {
+  if (!HavePerf()) GTEST_SKIP() << "perf is not installed";
+  if (std::system("gcc --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "gcc is not installed";
+  std::string mix_g = TempPath("report_mix_g");
+  CommandResult cc = RunCommand(absl::StrCat("gcc -g -O1 -fno-omit-frame-pointer -fno-inline -o ",
+                                             mix_g, " ", Runfile("tests/cli/report_mix.c")));
+  ASSERT_EQ(cc.exit_code, 0) << cc.err;
+  std::string data = Record("perfring", "-e cpu-clock -c 250000", mix_g + " 0.5", "srcline.data");
+  CommandResult mine =
+      RunCommand(absl::StrCat(perfring_, " report -i ", data, " --no-children --sort srcline"));
+  CommandResult perf =
+      RunCommand(absl::StrCat("perf report -i ", data, " --no-children --sort srcline --stdio"));
+  ASSERT_EQ(mine.exit_code, 0) << mine.err;
+  std::regex row(R"(\s+([0-9.]+)%\s+(report_mix\.c:[0-9]+))");
+  auto rows = [&](const std::string& text) {
+    std::vector<Row> out;
+    for (absl::string_view line : absl::StrSplit(text, '\n')) {
+      std::smatch m;
+      std::string l(line);
+      if (!std::regex_match(l, m, row)) continue;
+      Row r;
+      absl::SimpleAtod(m[1].str(), &r.percent);
+      r.symbol = m[2].str();
+      out.push_back(r);
+    }
+    return out;
+  };
+  std::vector<Row> a = rows(mine.out), b = rows(perf.out);
+  ASSERT_GE(a.size(), 4u) << mine.out;
+  ASSERT_GE(b.size(), 4u) << perf.out;
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(a[i].symbol, b[i].symbol);
+    EXPECT_NEAR(a[i].percent, b[i].percent, 0.5) << a[i].symbol;
+  }
+}
+
 // main -> a -> b -> c without frame pointers: only DWARF unwinding gets
 // back to main. All four frames in perfring's stacks and in perf's.
 TEST_F(ReportE2e, DwarfCallChainShowsAllFourFramesInBoth) {

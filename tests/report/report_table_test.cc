@@ -114,12 +114,40 @@ TEST(ReportTable, PidKeyIsTheThreadWithItsCommand) {
   EXPECT_EQ(rows[1], "    33.33%       10:main  ");
 }
 
+TEST(ReportTable, SrclineKeyIsFileAndLineOrFunctionAndOffset) {
+  TestProfile t;
+  uint32_t e = t.Event("cpu-clock");
+  uint32_t c = t.Comm("x");
+  uint32_t m = t.Mapping("/bin/x");
+  uint32_t a1 = t.Frame("a", m, 0x400010), a2 = t.Frame("a", m, 0x400014);
+  uint32_t b = t.Frame("b", m, 0x400030);
+  symbolize::Profile& p = t.profile();
+  for (uint32_t l : {a1, a2}) {
+    p.locations[l].srcfile = "/src/dir/x.c";
+    p.locations[l].line = 18;  // two addresses of one line: one row
+  }
+  p.locations[b].symbol_offset = 12;
+  t.Sample(e, c, 1, {a1});
+  t.Sample(e, c, 1, {a2});
+  t.Sample(e, c, 1, {b});
+  t.Sample(e, c, 1, {t.Unresolved(symbolize::kNone, 0x10)});
+  ReportOptions o = NoChildren();
+  o.sort = *ParseSortKeys("srcline");
+  std::string text = RenderReportTable(p, o);
+  EXPECT_THAT(text, HasSubstr("# Overhead  Source:Line\n"));
+  std::vector<std::string> rows = Rows(text);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0], "    50.00%  x.c:18");
+  EXPECT_EQ(rows[1], "    25.00%  b+12");
+  EXPECT_EQ(rows[2], "    25.00%  ??:0");
+}
+
 TEST(ReportTable, ParseSortKeysRefusesUnknownAndRepeatedKeys) {
   EXPECT_FALSE(ParseSortKeys("sym,weight").ok());
   EXPECT_THAT(std::string(ParseSortKeys("sym,weight").status().message()), HasSubstr("'weight'"));
   EXPECT_FALSE(ParseSortKeys("sym,symbol").ok());
   EXPECT_FALSE(ParseSortKeys("").ok());
-  EXPECT_EQ(ParseSortKeys("comm,dso,sym,pid,cpu")->size(), 5u);
+  EXPECT_EQ(ParseSortKeys("comm,dso,sym,pid,cpu,srcline")->size(), 6u);
 }
 
 TEST(ReportTable, ChildrenCountEachStackOnceAndSortByChildren) {
