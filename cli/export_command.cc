@@ -19,7 +19,7 @@ namespace perfring::cli {
 
 int ExportCommand(const std::vector<std::string>& args) {
   std::string input, output = "-", format, event;
-  symbolize::ProfileOptions symbols;
+  InputOptions reading;
   bool help = false;
   using A = OptionSpec::Arg;
   ArgParser p("perfring export [FILE] --format pprof|folded|speedscope [-o OUT] [-e EVENT]");
@@ -46,7 +46,7 @@ int ExportCommand(const std::vector<std::string>& args) {
            event = std::string(v);
            return absl::OkStatus();
          }});
-  AddSymbolOptions(&p, &symbols);
+  AddInputOptions(&p, &reading);
   p.Add({'h', "help", A::kNone, "", "this text", [&](absl::string_view) {
            help = true;
            return absl::OkStatus();
@@ -71,7 +71,7 @@ int ExportCommand(const std::vector<std::string>& args) {
   // Refuse a bad output before the (longer) symbolization.
   if (absl::Status s = perfdata::CheckOutputPath(output); !s.ok()) return ReportError("export", s);
 
-  absl::StatusOr<symbolize::Profile> profile = LoadProfile("export", input, symbols);
+  absl::StatusOr<symbolize::Profile> profile = LoadProfile("export", input, reading);
   if (!profile.ok()) return ReportError("export", profile.status());
   std::string bytes;
   if (format == "pprof") {

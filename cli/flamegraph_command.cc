@@ -17,7 +17,7 @@ int FlameGraphCommand(const std::vector<std::string>& args) {
   std::string input, output = "flamegraph.svg", event;
   report::FlameGraphOptions options;
   bool title_set = false;
-  symbolize::ProfileOptions symbols;
+  InputOptions reading;
   bool help = false;
   using A = OptionSpec::Arg;
   ArgParser p("perfring flamegraph [FILE] [-o OUT.svg] [-e EVENT] [--title TEXT] [--width PX]");
@@ -49,7 +49,7 @@ int FlameGraphCommand(const std::vector<std::string>& args) {
            options.width = static_cast<int>(w);
            return absl::OkStatus();
          }});
-  AddSymbolOptions(&p, &symbols);
+  AddInputOptions(&p, &reading);
   p.Add({'h', "help", A::kNone, "", "this text", [&](absl::string_view) {
            help = true;
            return absl::OkStatus();
@@ -67,7 +67,7 @@ int FlameGraphCommand(const std::vector<std::string>& args) {
   if (absl::Status s = perfdata::CheckOutputPath(output); !s.ok())
     return ReportError("flamegraph", s);
 
-  absl::StatusOr<symbolize::Profile> profile = LoadProfile("flamegraph", input, symbols);
+  absl::StatusOr<symbolize::Profile> profile = LoadProfile("flamegraph", input, reading);
   if (!profile.ok()) return ReportError("flamegraph", profile.status());
   absl::StatusOr<uint32_t> e = report::ChooseEvent(*profile, event);
   if (!e.ok()) return ReportError("flamegraph", e.status());

@@ -14,8 +14,9 @@
 
 namespace perfring::cli {
 
-void AddSymbolOptions(ArgParser* p, symbolize::ProfileOptions* options) {
+void AddInputOptions(ArgParser* p, InputOptions* input) {
   using A = OptionSpec::Arg;
+  symbolize::ProfileOptions* options = &input->symbols;
   p->Add({'k', "kallsyms", A::kRequired, "FILE", "kernel symbols from FILE (default /proc/kallsyms)",
           [options](absl::string_view v) {
             options->kallsyms = std::string(v);
@@ -35,17 +36,23 @@ void AddSymbolOptions(ArgParser* p, symbolize::ProfileOptions* options) {
             options->demangle = false;
             return absl::OkStatus();
           }});
+  p->Add({'q', "quiet", A::kNone, "", "no warnings about what could not be symbolized",
+          [input](absl::string_view) {
+            input->quiet = true;
+            return absl::OkStatus();
+          }});
 }
 
 absl::StatusOr<symbolize::Profile> LoadProfile(absl::string_view command, const std::string& path,
-                                               const symbolize::ProfileOptions& options) {
+                                               const InputOptions& options) {
   absl::StatusOr<std::unique_ptr<perfdata::Reader>> reader = perfdata::Reader::Open(path);
   if (!reader.ok()) return reader.status();
-  absl::StatusOr<symbolize::Profile> profile = symbolize::BuildProfile(**reader, options);
+  absl::StatusOr<symbolize::Profile> profile = symbolize::BuildProfile(**reader, options.symbols);
   if (!profile.ok()) return profile.status();
-  for (const std::string& w : profile->warnings)
-    std::fprintf(stderr, "perfring %.*s: warning: %s\n", static_cast<int>(command.size()),
-                 command.data(), w.c_str());
+  if (!options.quiet)
+    for (const std::string& w : profile->warnings)
+      std::fprintf(stderr, "perfring %.*s: warning: %s\n", static_cast<int>(command.size()),
+                   command.data(), w.c_str());
   return profile;
 }
 

@@ -17,15 +17,22 @@
 
 namespace perfring::cli {
 
-// Adds --kallsyms FILE, --symfs DIR, --srcline and --no-demangle (perf's
-// spelling) to `parser`, filling *options.
-void AddSymbolOptions(ArgParser* parser, symbolize::ProfileOptions* options);
+// What the three commands read a capture with.
+struct InputOptions {
+  symbolize::ProfileOptions symbols;
+  bool quiet = false;  // -q: no warnings
+};
+
+// Adds --kallsyms FILE, --symfs DIR, --srcline, --no-demangle and -q/--quiet
+// (perf's spelling) to `parser`, filling *options.
+void AddInputOptions(ArgParser* parser, InputOptions* options);
 
 // Opens `path` (perfring's or perf's perf.data; "-" stdin), builds its
-// Profile, and prints each of its warnings as "perfring COMMAND: warning:
-// ..." on stderr. The reader's and symbolizer's errors, unchanged.
+// Profile, and unless quiet prints each of its warnings as "perfring
+// COMMAND: warning: ..." on stderr. The reader's and symbolizer's errors,
+// unchanged.
 absl::StatusOr<symbolize::Profile> LoadProfile(absl::string_view command, const std::string& path,
-                                               const symbolize::ProfileOptions& options);
+                                               const InputOptions& options);
 
 // Writes `bytes` to `path` ("-": stdout): an existing regular file is kept
 // as PATH.old (with perfdata's one-line notice on stderr), a directory is

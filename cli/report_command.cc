@@ -16,7 +16,7 @@ namespace perfring::cli {
 int ReportCommand(const std::vector<std::string>& args) {
   std::string input = "perf.data";
   report::ReportOptions options;
-  symbolize::ProfileOptions symbols;
+  InputOptions reading;
   bool help = false;
   using A = OptionSpec::Arg;
   ArgParser p(
@@ -56,7 +56,7 @@ int ReportCommand(const std::vector<std::string>& args) {
          }});
   p.Add({0, "stdio", A::kNone, "", "text on stdout (the only mode)",
          [&](absl::string_view) { return absl::OkStatus(); }});
-  AddSymbolOptions(&p, &symbols);
+  AddInputOptions(&p, &reading);
   p.Add({'h', "help", A::kNone, "", "this text", [&](absl::string_view) {
            help = true;
            return absl::OkStatus();
@@ -83,8 +83,8 @@ int ReportCommand(const std::vector<std::string>& args) {
   // The srcline key needs the source lines.
   if (std::find(options.sort.begin(), options.sort.end(), report::SortKey::kSrcline) !=
       options.sort.end())
-    symbols.srcline = true;
-  absl::StatusOr<symbolize::Profile> profile = LoadProfile("report", input, symbols);
+    reading.symbols.srcline = true;
+  absl::StatusOr<symbolize::Profile> profile = LoadProfile("report", input, reading);
   if (!profile.ok()) return ReportError("report", profile.status());
   if (profile->samples.empty()) {
     std::fprintf(stderr, "perfring report: %s has no samples\n", input.c_str());

@@ -282,6 +282,22 @@ TEST_F(ReportE2e, BadInputAndUsageAreOneLineAndExitTwo) {
   EXPECT_TRUE(one_line(r)) << r.err;
 }
 
+// Debian's dash is stripped: its addresses stay hex, and one warning line
+// says why; -q (perf's --quiet) leaves the warnings out, not the rows.
+TEST_F(ReportE2e, WarningsOnStderrAndQuietLeavesThemOut) {
+  std::string data = Record("perfring", "-e cpu-clock -c 1000000",
+                            "/bin/sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done'", "sh.data");
+  CommandResult loud = RunCommand(absl::StrCat(perfring_, " report -i ", data, " --sort dso,sym"));
+  CommandResult quiet = RunCommand(absl::StrCat(perfring_, " report -q -i ", data, " --sort dso,sym"));
+  ASSERT_EQ(loud.exit_code, 0) << loud.err;
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_THAT(loud.err, HasSubstr("perfring report: warning: "));
+  EXPECT_THAT(loud.err, HasSubstr("dash: "));
+  EXPECT_EQ(quiet.err, "");
+  EXPECT_EQ(quiet.out, loud.out);
+  EXPECT_TRUE(std::regex_search(loud.out, std::regex(R"(dash\s+\[\.\] 0x[0-9a-f]{16}\n)"))) << loud.out;
+}
+
 TEST_F(ReportE2e, OutputsFollowTheOutputFileRule) {
   std::string data = Record("perfring", "-e cpu-clock -c 1000000", mix_ + " 0.2", "out.data");
   std::string out = TempPath("out.folded");
