@@ -51,8 +51,6 @@ void AddressSpaces::OnFork(int32_t pid, int32_t ppid) {
   Touch(pid).maps = std::move(copy);
 }
 
-void AddressSpaces::OnExec(int32_t pid) { Touch(pid).maps.clear(); }
-
 const AddressSpaces::Map* AddressSpaces::Find(int32_t pid, uint64_t address) const {
   auto s = spaces_.find(pid);
   if (s == spaces_.end()) return nullptr;

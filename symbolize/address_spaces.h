@@ -1,8 +1,10 @@
 // The address space of every process of a capture, followed from its
 // side-band in time order: MMAP/MMAP2 add a map (replacing what it
 // overlaps, as in the process), FORK of a new process copies its parent's
-// maps, exec (COMM with COMM_EXEC) drops them. Kernel maps (cpumode kernel)
-// go to one space shared by all (pid -1, perf's host kernel).
+// maps. An exec drops nothing, as in perf: the new image's maps replace the
+// old ones as they arrive, and samples taken inside execve (after its COMM)
+// still have the old program's user stack. Kernel maps (cpumode kernel) go
+// to one space shared by all (pid -1, perf's host kernel).
 //
 // Each space has a generation that changes whenever its maps do, so callers
 // can cache what they derived from (pid, generation, address). Not
@@ -28,7 +30,6 @@ class AddressSpaces {
 
   void OnMmap(int32_t pid, uint64_t start, uint64_t len, uint64_t pgoff, uint32_t dso);
   void OnFork(int32_t pid, int32_t ppid);  // a new process (pid != ppid)
-  void OnExec(int32_t pid);
 
   // The map of `pid` covering `address`, or nullptr. Valid until the next
   // change to that space.

@@ -11,10 +11,12 @@ namespace perfring::symbolize {
 
 std::string WithoutParameters(absl::string_view demangled) {
   absl::string_view name = demangled;
-  // A GCC clone suffix stays: "f(int) [clone .constprop.0]".
-  absl::string_view clone;
+  // Thunks keep their target's parameters in perf report (libiberty).
+  for (absl::string_view thunk : {"virtual thunk to ", "non-virtual thunk to ", "covariant return thunk to "}) {
+    if (absl::StartsWith(name, thunk)) return std::string(name);
+  }
+  // GCC clone suffixes go too, as in perf report: "f(int) [clone .constprop.0]".
   if (const size_t at = name.find(" [clone "); at != absl::string_view::npos && absl::EndsWith(name, "]")) {
-    clone = name.substr(at);
     name = name.substr(0, at);
   }
   // Qualifiers after the parameter list.
@@ -27,7 +29,7 @@ std::string WithoutParameters(absl::string_view demangled) {
       }
     }
   }
-  if (!absl::EndsWith(name, ")")) return std::string(demangled);
+  if (!absl::EndsWith(name, ")")) return std::string(name);
   // The '(' that opens the final group.
   int depth = 0;
   size_t open = absl::string_view::npos;
@@ -40,11 +42,29 @@ std::string WithoutParameters(absl::string_view demangled) {
   }
   if (open == absl::string_view::npos || open == 0) return std::string(demangled);
   // "operator()(int)": the group is the parameters, "operator()" the name.
-  return absl::StrCat(name.substr(0, open), clone);
+  name = name.substr(0, open);
+  // A function template's return type ("void f<int>(int)") goes too: the
+  // name starts after the last space outside <>, () and [].
+  if (absl::EndsWith(name, ">") && !absl::StrContains(name, "operator")) {
+    int nesting = 0;
+    size_t start = 0;
+    for (size_t i = 0; i < name.size(); ++i) {
+      const char c = name[i];
+      if (c == '<' || c == '(' || c == '[') ++nesting;
+      if (c == '>' || c == ')' || c == ']') --nesting;
+      if (c == ' ' && nesting == 0) start = i + 1;
+    }
+    name = name.substr(start);
+  }
+  return std::string(name);
 }
 
 std::string Demangle(absl::string_view name, bool parameters) {
   if (!absl::StartsWith(name, "_Z")) return std::string(name);
+  // A synthesized PLT name: the function's, demangled, then "@plt" (perf's).
+  if (absl::EndsWith(name, "@plt")) {
+    return absl::StrCat(Demangle(name.substr(0, name.size() - 4), parameters), "@plt");
+  }
   const std::string mangled(name);  // NUL-terminated for the C ABI
   int status = 0;
   char* out = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);

@@ -14,9 +14,11 @@ namespace perfring::symbolize {
 
 // The demangled form of `name` (with its parameters when `parameters`), or
 // `name` itself when it is not a mangled C++ name or does not demangle.
+// "_Znwm@plt" (a synthesized PLT name) is "operator new@plt".
 std::string Demangle(absl::string_view name, bool parameters = false);
 
-// "f(int) const" -> "f"; "f(int) [clone .isra.0]" -> "f [clone .isra.0]".
+// "f(int) const" -> "f"; "f(int) [clone .isra.0]" -> "f" (perf report drops
+// GCC's clone suffixes too).
 // Names without a final parameter list are returned as they are.
 std::string WithoutParameters(absl::string_view demangled);
 

@@ -97,7 +97,7 @@ void Dso::Load(const std::string& symfs) {
 std::unique_ptr<ElfFile> Dso::FindDebugFile(const std::string& symfs, const std::string& path,
                                             const std::string& want_build_id) const {
   auto accept = [&](const std::string& candidate) -> std::unique_ptr<ElfFile> {
-    absl::StatusOr<std::unique_ptr<ElfFile>> f = ElfFile::Open(UnderSymfs(symfs, candidate));
+    absl::StatusOr<std::unique_ptr<ElfFile>> f = ElfFile::Open(UnderSymfs(symfs, candidate), image_.get());
     if (!f.ok() || (*f)->symbol_table() != ".symtab") return nullptr;
     // A debug file is only used with the build-id it must have.
     if (want_build_id.empty() || (*f)->build_id() != want_build_id) return nullptr;

@@ -23,7 +23,8 @@ Elf* AsElf(void* p) { return static_cast<Elf*>(p); }
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<ElfFile>> ElfFile::Open(const std::string& path) {
+absl::StatusOr<std::unique_ptr<ElfFile>> ElfFile::Open(const std::string& path,
+                                                       const ElfFile* plt_from) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     const int e = errno;
@@ -37,6 +38,7 @@ absl::StatusOr<std::unique_ptr<ElfFile>> ElfFile::Open(const std::string& path) 
   }
   std::unique_ptr<ElfFile> file(new ElfFile());
   file->path_ = path;
+  file->plt_from_ = plt_from;
   file->size_ = static_cast<size_t>(st.st_size);
   if (file->size_ > 0) {
     // Private and writable: libelf may convert a foreign-endian table in place.
@@ -83,6 +85,7 @@ absl::Status ElfFile::Parse() {
     return bad(absl::StrCat("ELF header: ", elf_errmsg(-1)));
   }
   type_ = ehdr.e_type;
+  machine_ = ehdr.e_machine;
 
   size_t phnum = 0;
   if (elf_getphdrnum(elf, &phnum) == 0) {
@@ -114,6 +117,9 @@ absl::Status ElfFile::Parse() {
       const absl::string_view section = name == nullptr ? "" : name;
       if (sh.sh_type == SHT_SYMTAB && symtab == nullptr) symtab = scn;
       if (sh.sh_type == SHT_DYNSYM && dynsym == nullptr) dynsym = scn;
+      if (sh.sh_type == SHT_RELA && section == ".rela.plt") rela_plt_ = scn;
+      if (sh.sh_type == SHT_PROGBITS && section == ".plt") plt_ = scn;
+      if (sh.sh_type == SHT_PROGBITS && section == ".plt.sec") plt_sec_ = scn;
       if (sh.sh_type == SHT_NOBITS) continue;
       if (section == ".debug_info" && sh.sh_size > 0) has_debug_info_ = true;
       if (sh.sh_type == SHT_NOTE && build_id_.empty()) {
@@ -133,26 +139,31 @@ absl::Status ElfFile::Parse() {
       }
     }
   }
+  std::vector<SymbolCandidate> all;
   if (symtab != nullptr) {
     symbol_table_ = ".symtab";
-    ReadSymbols(symtab);
+    all = ReadSymbols(symtab);
   }
-  if (symbols_.empty() && dynsym != nullptr) {
+  if (all.empty() && dynsym != nullptr) {
     symbol_table_ = ".dynsym";
-    ReadSymbols(dynsym);
+    all = ReadSymbols(dynsym);
   }
-  if (symbols_.empty()) symbol_table_ = "";
+  if (all.empty()) symbol_table_ = "";
+  AddPltSymbols(&all);
+  ChooseSymbols(&all);
+  symbols_.reserve(all.size());
+  for (const SymbolCandidate& c : all) symbols_.push_back({c.start, c.end, c.name});
   return absl::OkStatus();
 }
 
-void ElfFile::ReadSymbols(void* section) {
+std::vector<SymbolCandidate> ElfFile::ReadSymbols(void* section) {
   Elf* elf = AsElf(elf_);
   Elf_Scn* scn = static_cast<Elf_Scn*>(section);
   GElf_Shdr sh;
   Elf_Data* data = elf_getdata(scn, nullptr);
-  if (gelf_getshdr(scn, &sh) == nullptr || data == nullptr || sh.sh_entsize == 0) return;
-  const size_t count = data->d_size / gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
   std::vector<SymbolCandidate> all;
+  if (gelf_getshdr(scn, &sh) == nullptr || data == nullptr || sh.sh_entsize == 0) return all;
+  const size_t count = data->d_size / gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
   for (size_t i = 0; i < count; ++i) {
     GElf_Sym sym;
     if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) break;
@@ -179,9 +190,75 @@ void ElfFile::ReadSymbols(void* section) {
     c.type = static_cast<uint8_t>(type);
     all.push_back(c);
   }
-  ChooseSymbols(&all);
-  symbols_.reserve(all.size());
-  for (const SymbolCandidate& c : all) symbols_.push_back({c.start, c.end, c.name});
+  return all;
+}
+
+void ElfFile::AddPltSymbols(std::vector<SymbolCandidate>* out) {
+  if (plt_ == nullptr && plt_sec_ == nullptr && plt_from_ != nullptr) {
+    for (const Symbol& s : plt_from_->plt_symbols_) {
+      SymbolCandidate c;
+      c.start = s.start;
+      c.end = s.end;
+      c.name = s.name;
+      c.binding = STB_GLOBAL;
+      c.type = STT_FUNC;
+      out->push_back(c);
+    }
+    return;
+  }
+  if (machine_ != EM_X86_64 || rela_plt_ == nullptr || (plt_ == nullptr && plt_sec_ == nullptr)) {
+    return;
+  }
+  Elf* elf = AsElf(elf_);
+  Elf_Scn* rela = static_cast<Elf_Scn*>(rela_plt_);
+  // With IBT the entries that call through the GOT are in .plt.sec (no
+  // header); otherwise in .plt after its 16-byte header (PLT0).
+  Elf_Scn* plt = static_cast<Elf_Scn*>(plt_sec_ != nullptr ? plt_sec_ : plt_);
+  const uint64_t header = plt_sec_ != nullptr ? 0 : 16;
+  GElf_Shdr rela_sh, plt_sh, dynsym_sh;
+  Elf_Data* relocs = elf_getdata(rela, nullptr);
+  if (gelf_getshdr(rela, &rela_sh) == nullptr || gelf_getshdr(plt, &plt_sh) == nullptr ||
+      relocs == nullptr || rela_sh.sh_entsize == 0) {
+    return;
+  }
+  Elf_Scn* dynsym = elf_getscn(elf, rela_sh.sh_link);
+  Elf_Data* syms = dynsym != nullptr ? elf_getdata(dynsym, nullptr) : nullptr;
+  if (syms == nullptr || gelf_getshdr(dynsym, &dynsym_sh) == nullptr) return;
+  const uint64_t entry = plt_sh.sh_entsize >= 8 ? plt_sh.sh_entsize : 16;
+  struct Slot {
+    uint64_t got = 0;
+    const char* name = nullptr;
+  };
+  std::vector<Slot> slots;
+  const size_t count = relocs->d_size / gelf_fsize(elf, ELF_T_RELA, 1, EV_CURRENT);
+  for (size_t i = 0; i < count; ++i) {
+    GElf_Rela r;
+    if (gelf_getrela(relocs, static_cast<int>(i), &r) == nullptr) break;
+    const uint32_t type = GELF_R_TYPE(r.r_info);
+    if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_IRELATIVE) continue;
+    const char* name = "";
+    GElf_Sym sym;
+    if (GELF_R_SYM(r.r_info) != 0 && gelf_getsym(syms, static_cast<int>(GELF_R_SYM(r.r_info)), &sym)) {
+      const char* n = elf_strptr(elf, dynsym_sh.sh_link, sym.st_name);
+      if (n != nullptr) name = n;
+    }
+    slots.push_back({r.r_offset, name});
+  }
+  // Entry k jumps through the k-th slot: in GOT order.
+  std::stable_sort(slots.begin(), slots.end(), [](const Slot& a, const Slot& b) { return a.got < b.got; });
+  for (size_t k = 0; k < slots.size(); ++k) {
+    const uint64_t start = plt_sh.sh_addr + header + k * entry;
+    if (header + (k + 1) * entry > plt_sh.sh_size) break;
+    plt_names_.push_back(absl::StrCat(slots[k].name, "@plt"));
+    SymbolCandidate c;
+    c.start = start;
+    c.end = start + entry;
+    c.name = plt_names_.back();
+    c.binding = STB_GLOBAL;
+    c.type = STT_FUNC;
+    out->push_back(c);
+    plt_symbols_.push_back({c.start, c.end, c.name});
+  }
 }
 
 std::optional<uint64_t> ElfFile::OffsetToVaddr(uint64_t offset) const {

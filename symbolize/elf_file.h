@@ -7,7 +7,9 @@
 // symbols with a name and a section; a symbol of size 0 ends where the next
 // one starts; of several at one address the best is kept (a sized one, then
 // non-weak, then global, then the fewest leading underscores, then the
-// longest name). Lookup is a binary search over the sorted symbols.
+// longest name). Lookup is a binary search over the sorted symbols. x86-64
+// PLT entries get perf's synthesized names ("memcpy@plt", from .rela.plt,
+// entry k calling through the k-th GOT slot the relocations name).
 //
 // Every size and offset read from the file is checked by libelf or here
 // against the image: any bytes give an ElfFile or an error, never a read
@@ -19,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,6 +29,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "symbolize/symbol_choice.h"
 
 namespace perfring::symbolize {
 
@@ -42,7 +46,12 @@ class ElfFile {
 
   // Opens and maps the file at `path`. NotFound when it does not exist,
   // InvalidArgument when it is not an ELF file or its tables are malformed.
-  static absl::StatusOr<std::unique_ptr<ElfFile>> Open(const std::string& path);
+  // `plt_from` (a separate debug file's image, which must outlive the
+  // result): its name@plt symbols join this file's when this file has no
+  // PLT of its own (a debug file's .plt is NOBITS), before perf's choice, so
+  // that a size-less symbol before the PLT ends where the PLT starts.
+  static absl::StatusOr<std::unique_ptr<ElfFile>> Open(const std::string& path,
+                                                       const ElfFile* plt_from = nullptr);
   // The same on an image held in memory (the vDSO, tests, fuzzing).
   static absl::StatusOr<std::unique_ptr<ElfFile>> FromBytes(std::string bytes,
                                                             std::string name = "<memory>");
@@ -76,7 +85,10 @@ class ElfFile {
  private:
   ElfFile() = default;
   absl::Status Parse();
-  void ReadSymbols(void* section);
+  // The function symbols of a SHT_SYMTAB or SHT_DYNSYM section.
+  std::vector<SymbolCandidate> ReadSymbols(void* section);
+  // Appends the synthesized "name@plt" symbols (x86-64) to *out.
+  void AddPltSymbols(std::vector<SymbolCandidate>* out);
 
   std::string path_;
   std::string owned_;          // FromBytes
@@ -91,6 +103,14 @@ class ElfFile {
   bool has_debug_info_ = false;
   std::vector<Symbol> symbols_;
   std::vector<Segment> segments_;
+  // While parsing: the sections PLT names come from (Elf_Scn*), the machine.
+  void* rela_plt_ = nullptr;
+  void* plt_ = nullptr;
+  void* plt_sec_ = nullptr;
+  uint16_t machine_ = 0;
+  std::deque<std::string> plt_names_;  // the synthesized names (stable addresses)
+  std::vector<Symbol> plt_symbols_;    // the synthesized symbols (also in symbols_)
+  const ElfFile* plt_from_ = nullptr;
 };
 
 }  // namespace perfring::symbolize

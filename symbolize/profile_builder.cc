@@ -1,6 +1,7 @@
 #include "symbolize/profile_builder.h"
 
 #include <linux/perf_event.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -42,6 +43,14 @@ bool IsAnon(absl::string_view name) {
          name == "/dev/zero" || name == "/anon_hugepage" || name.empty();
 }
 
+// perf's map__new: executable memory under these names is a JIT's, named by
+// its perf-PID.map (is_anon_memory, is_no_dso_memory).
+bool IsJitMemory(absl::string_view name) {
+  return name == "//anon" || absl::StartsWith(name, "/dev/zero") ||
+         absl::StartsWith(name, "/anon_hugepage") || absl::StartsWith(name, "[stack") ||
+         absl::StartsWith(name, "/SYSV") || name == "[heap]";
+}
+
 // Names that are no file: "[heap]", "[stack]", "[vsyscall]", "//anon" ...
 // ("[vdso]" is handled as a file: this process's own vDSO.)
 bool IsPseudoFile(absl::string_view name) {
@@ -59,6 +68,10 @@ std::string ModuleName(absl::string_view name) {
   }
   return absl::StrReplaceAll(name, {{"-", "_"}});
 }
+
+// PERF_CONTEXT_USER_DEFERRED (Linux 6.18): the user part comes in a later
+// CALLCHAIN_DEFERRED record, which this does not stitch in.
+constexpr uint64_t kContextUserDeferred = static_cast<uint64_t>(-640);
 
 // The cpumode a PERF_CONTEXT_* marker gives the callchain entries after it.
 uint16_t ContextCpumode(uint64_t marker) {
@@ -145,7 +158,11 @@ class Builder {
   absl::flat_hash_map<int32_t, std::optional<PerfMap>> perf_maps_;
   std::vector<uint32_t> scratch_;  // the stack being built, leaf first
   // Stacks by raw callchain: pid, generations, cpumode, the chain's bytes.
-  absl::flat_hash_map<std::string, uint32_t> stack_by_chain_;
+  struct CachedStack {
+    uint32_t stack = kNone;
+    bool invalid_context = false;  // the chain held an invalid context value
+  };
+  absl::flat_hash_map<std::string, CachedStack> stack_by_chain_;
   std::string chain_key_;          // reused: no allocation per sample
   std::vector<uint64_t> unwound_;  // the user pcs of a dwarf sample
   DwarfUnwinder unwinder_;
@@ -158,6 +175,7 @@ class Builder {
   int64_t kernel_delta_ = 0;  // capture _text - kallsyms _text (KASLR across boots)
   uint32_t kernel_dso_ = kNone;
   uint64_t unattributed_ = 0;  // samples of no known event
+  uint64_t invalid_contexts_ = 0;  // callchains cut at a value in the marker range that is none
 };
 
 absl::Status Builder::Init() {
@@ -365,23 +383,20 @@ uint32_t Builder::ResolveUser(int32_t pid, uint64_t address) {
   Location loc;
   loc.address = address;
   const AddressSpaces::Map* map = spaces_.Find(pid, address);
-  if (map == nullptr || IsAnon(dsos_[map->dso].name)) {
-    // JIT code: perf's /tmp/perf-PID.map convention (addresses are absolute).
-    if (const PerfMap* pm = perf_map(pid)) {
-      if (const PerfMap::Symbol* s = pm->Lookup(address)) {
-        const uint32_t dso =
-            DsoIndex(absl::StrCat(options_.perf_map_dir, "/perf-", pid, ".map"), false, true);
-        loc.mapping = MappingOf(dso);
-        loc.dso_offset = address;
-        loc.function = FunctionOf(loc.mapping, s->start, s->name);
-        loc.symbol_offset = address - s->start;
-        return NewLocation(std::move(loc), kNone, 0);
-      }
-    }
-  }
   if (map == nullptr) return NewLocation(std::move(loc), kNone, 0);
   DsoState& d = dsos_[map->dso];
   loc.mapping = MappingOf(map->dso);
+  if (d.perf_map) {
+    // JIT code: /tmp/perf-PID.map holds absolute addresses.
+    loc.dso_offset = address;
+    if (const PerfMap* pm = perf_map(pid)) {
+      if (const PerfMap::Symbol* s = pm->Lookup(address)) {
+        loc.function = FunctionOf(loc.mapping, s->start, s->name);
+        loc.symbol_offset = address - s->start;
+      }
+    }
+    return NewLocation(std::move(loc), kNone, 0);
+  }
   loc.dso_offset = address - map->start + map->pgoff;
   uint64_t vaddr = 0;
   if (d.dso != nullptr && !profile_.mappings[loc.mapping].unsymbolized) {
@@ -512,16 +527,25 @@ absl::Status Builder::OnSample(const perfdata::TimeOrderedRecords::Entry& e, con
     chain_key_.append(reinterpret_cast<const char*>(s.callchain.data()), s.callchain.size() * 8);
     auto it = stack_by_chain_.find(chain_key_);
     if (it != stack_by_chain_.end()) {
-      out.stack = it->second;
+      out.stack = it->second.stack;
+      invalid_contexts_ += it->second.invalid_context;
       return AddSample(out);
     }
   }
   const bool unwound = dwarf && UnwindUser(pid, out.tid, s) > 0;
+  const uint64_t invalid_before = invalid_contexts_;
   uint16_t mode = cpumode;
   for (size_t i = 0; has_chain && i < s.callchain.size(); ++i) {
     const uint64_t ip = s.callchain[i];
     if (ip >= static_cast<uint64_t>(PERF_CONTEXT_MAX)) {
       mode = ContextCpumode(ip);
+      if (mode == PERF_RECORD_MISC_CPUMODE_UNKNOWN) {
+        // Not a context (a frame-pointer walk through code without frame
+        // pointers ends in such values, e.g. ~0): the stack ends here. perf
+        // drops the whole sample; perfring keeps what came before, and says so.
+        if (ip != kContextUserDeferred) ++invalid_contexts_;
+        break;
+      }
     } else if (!unwound || IsKernelMode(mode)) {
       scratch_.push_back(Resolve(pid, ip, mode));
     }
@@ -531,7 +555,7 @@ absl::Status Builder::OnSample(const perfdata::TimeOrderedRecords::Entry& e, con
   }
   if (scratch_.empty() && (type & PERF_SAMPLE_IP)) scratch_.push_back(Resolve(pid, s.ip, cpumode));
   if (!scratch_.empty()) out.stack = InternStack();
-  if (cacheable) stack_by_chain_.emplace(chain_key_, out.stack);
+  if (cacheable) stack_by_chain_.emplace(chain_key_, CachedStack{out.stack, invalid_contexts_ > invalid_before});
   return AddSample(out);
 }
 
@@ -573,15 +597,24 @@ absl::Status Builder::OnRecord(const perfdata::TimeOrderedRecords::Entry& e) {
       }
       if (record_.misc() & PERF_RECORD_MISC_MMAP_DATA) return absl::OkStatus();
       const bool kernel = IsKernelMode(cpumode);
+      // MMAP records are executable maps; MMAP2 says.
+      const bool exec = record_.type() == PERF_RECORD_MMAP ||
+                        (record_.get<Mmap2Record>()->prot & PROT_EXEC) != 0;
       std::string name(filename);
-      if (kernel && absl::StartsWith(name, kKernelDso)) {
+      bool perf_map = false;
+      if (!kernel && exec && IsJitMemory(name)) {
+        // perf's map__new: anonymous executable memory is a JIT's, named
+        // by its perf-PID.map (whether or not that file exists).
+        name = absl::StrCat(options_.perf_map_dir, "/perf-", pid, ".map");
+        perf_map = true;
+      } else if (kernel && absl::StartsWith(name, kKernelDso)) {
         name = std::string(kKernelDso);
         if (kernel_text_ == 0) kernel_text_ = pgoff;
       } else if (kernel) {
         name = absl::StrCat("[", ModuleName(name), "]");
       }
       if (!build_id.empty() && !capture_build_ids_.contains(name)) capture_build_ids_[name] = build_id;
-      const uint32_t dso = DsoIndex(name, kernel);
+      const uint32_t dso = DsoIndex(name, kernel, perf_map);
       DsoState& d = dsos_[dso];
       if (d.limit == 0) d.start = addr, d.limit = addr + len, d.pgoff = pgoff;
       spaces_.OnMmap(kernel ? AddressSpaces::kKernel : static_cast<int32_t>(pid), addr, len, pgoff,
@@ -590,7 +623,6 @@ absl::Status Builder::OnRecord(const perfdata::TimeOrderedRecords::Entry& e) {
     }
     case PERF_RECORD_COMM: {
       const auto* c = record_.get<CommRecord>();
-      if (record_.misc() & PERF_RECORD_MISC_COMM_EXEC) spaces_.OnExec(static_cast<int32_t>(c->pid));
       thread_comm_[static_cast<int32_t>(c->tid)] = CommIndex(absl::string_view(c->comm.data(), c->comm.size()));
       return absl::OkStatus();
     }
@@ -628,6 +660,11 @@ absl::StatusOr<Profile> Builder::Run() {
   if (!sorted.ok()) return sorted.status();
   for (const perfdata::TimeOrderedRecords::Entry& e : sorted->records()) {
     if (absl::Status s = OnRecord(e); !s.ok()) return s;
+  }
+  if (invalid_contexts_ > 0) {
+    Warn(absl::StrCat(invalid_contexts_,
+                      " sample(s) whose callchain holds an invalid context value: their stacks end "
+                      "there (perf report leaves such samples out)"));
   }
   if (unattributed_ > 0) {
     Warn(absl::StrCat(unattributed_, " sample(s) of no event of the file left out"));

@@ -8,11 +8,14 @@
 #include <fstream>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "symbolize/demangle.h"
 #include "perfdata/build_id.h"
 #include "symbolize/dso.h"
+#include "tests/perfdata/test_util.h"
 #include "tests/symbolize/built_elf.h"
 
 namespace perfring::symbolize {
@@ -114,6 +117,44 @@ TEST_F(ElfFileTest, AStrippedLibraryFallsBackToDynsym) {
   EXPECT_EQ(s->name, "c_function");
 }
 
+TEST_F(ElfFileTest, PltEntriesAreNamedAsObjdumpNamesThem) {
+  const std::string prog = Compile(dir_, "calls", R"(
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+int main(int argc, char** argv) {
+  char* p = static_cast<char*>(std::malloc(16));
+  std::strcpy(p, argv[0]);
+  std::printf("%zu %d\n", std::strlen(p), std::atoi(argc > 1 ? argv[1] : "1"));
+  std::free(p);
+  return 0;
+}
+)", "-pie -fPIE");
+  ASSERT_FALSE(prog.empty());
+  absl::StatusOr<std::unique_ptr<ElfFile>> f = ElfFile::Open(prog);
+  ASSERT_TRUE(f.ok()) << f.status();
+  // objdump -d labels each entry "<name@plt>:".
+  perfdata::test_util::CommandResult d =
+      perfdata::test_util::RunCommand("objdump -d -j .plt -j .plt.sec " + prog);
+  int checked = 0;
+  for (absl::string_view line : absl::StrSplit(d.out, '\n')) {
+    const size_t lt = line.find(" <"), at = line.find("@plt>:");
+    uint64_t addr = 0;
+    if (lt == absl::string_view::npos || at == absl::string_view::npos ||
+        !absl::SimpleHexAtoi(line.substr(0, lt), &addr)) {
+      continue;
+    }
+    const std::string want(line.substr(lt + 2, at + 4 - (lt + 2)));  // "strlen@plt"
+    const ElfFile::Symbol* s = (*f)->Lookup(addr + 2);
+    ASSERT_NE(s, nullptr) << want;
+    EXPECT_EQ(s->name.substr(0, s->name.find('@')), want.substr(0, want.find('@'))) << s->name;
+    EXPECT_TRUE(absl::EndsWith(s->name, "@plt")) << s->name;
+    ++checked;
+  }
+  EXPECT_GE(checked, 4) << d.out;
+  EXPECT_EQ(Demangle("_Znwm@plt"), "operator new@plt");
+}
+
 TEST_F(ElfFileTest, NotElfAndMissingFilesAreErrors) {
   EXPECT_TRUE(absl::IsNotFound(ElfFile::Open(dir_ + "/nothing").status()));
   const std::string junk = dir_ + "/junk";
@@ -130,7 +171,19 @@ TEST(DemangleTest, ItaniumNamesDemangleWithoutParametersAsPerfShowsThem) {
   EXPECT_EQ(Demangle("_ZNSt6vectorIiSaIiEE9push_backERKi"), "std::vector<int, std::allocator<int> >::push_back");
   EXPECT_EQ(Demangle("_ZN12_GLOBAL__N_14funcEv"), "(anonymous namespace)::func");
   EXPECT_EQ(Demangle("_ZN1AclEi"), "A::operator()");
-  EXPECT_EQ(WithoutParameters("f(int) [clone .isra.0]"), "f [clone .isra.0]");
+  // Found on a system-wide capture (libjvm.so): perf shows clones by the function's name.
+  EXPECT_EQ(WithoutParameters("f(int) [clone .isra.0]"), "f");
+  EXPECT_EQ(Demangle("_ZN15G1CollectedHeap18do_full_collectionEbb.part.0"),
+            "G1CollectedHeap::do_full_collection");
+  // Thunks keep their parameters (perf report on libjvm.so, libstdc++).
+  EXPECT_EQ(Demangle("_ZThn8_N16UseCountComputer8block_doEP10BlockBegin"),
+            "non-virtual thunk to UseCountComputer::block_do(BlockBegin*)");
+  // A function template's return type is left out as well, as perf does.
+  EXPECT_EQ(WithoutParameters("void Table::oop_iterate<InstanceKlass, narrowOop>(Closure*, oopDesc*)"),
+            "Table::oop_iterate<InstanceKlass, narrowOop>");
+  EXPECT_EQ(Demangle("_Z3maxIiET_S0_S0_"), "max<int>");
+  EXPECT_EQ(WithoutParameters("std::vector<int, std::allocator<int> >::size() const"),
+            "std::vector<int, std::allocator<int> >::size");
   EXPECT_EQ(WithoutParameters("plain"), "plain");
   EXPECT_EQ(Demangle("main"), "main");
   EXPECT_EQ(Demangle("_Znot_valid"), "_Znot_valid");
@@ -171,6 +224,30 @@ TEST_F(DsoTest, AStrippedFileUsesItsDebuglinkFile) {
   const ElfFile::Symbol* s = dso.Lookup(0, 0, off, &vaddr);
   ASSERT_NE(s, nullptr);
   EXPECT_EQ(s->name, "_ZL14local_functioni");  // a local: only the debug file has it
+}
+
+TEST_F(DsoTest, PltEntriesOfAFileWithADebugFileAreNamedFromTheImage) {
+  // Found on libc.so.6 with libc6-dbg: the debug file's .plt is NOBITS.
+  const std::string lib = Compile(dir_, "libcalls.so", R"(
+#include <cstring>
+extern "C" unsigned long count(const char* s) { return std::strlen(s) + 1; }
+)", "-shared -fPIC");
+  ASSERT_FALSE(lib.empty());
+  ASSERT_TRUE(Shell(absl::StrCat("cd ", dir_, " && objcopy --only-keep-debug libcalls.so libcalls.debug && "
+                                 "strip --strip-all libcalls.so && objcopy --add-gnu-debuglink=libcalls.debug libcalls.so")));
+  perfdata::test_util::CommandResult d = perfdata::test_util::RunCommand("objdump -d -j .plt " + lib);
+  const size_t at = d.out.find(" <strlen@plt>:");
+  ASSERT_NE(at, std::string::npos) << d.out;
+  uint64_t plt = 0;
+  ASSERT_TRUE(absl::SimpleHexAtoi(d.out.substr(d.out.rfind('\n', at) + 1, at - d.out.rfind('\n', at) - 1), &plt));
+  Dso dso(lib, "");
+  dso.Load("");
+  ASSERT_NE(dso.symbols(), nullptr);
+  EXPECT_TRUE(absl::EndsWith(dso.symbols()->path(), ".debug"));
+  uint64_t vaddr = 0;
+  const ElfFile::Symbol* s = dso.Lookup(0, 0, FileOffsetOf(lib, plt) + 4, &vaddr);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->name, "strlen@plt");
 }
 
 TEST_F(DsoTest, ADebugFileIsFoundByBuildIdUnderSymfs) {

@@ -91,22 +91,37 @@ TEST_F(ProfileBuilderTest, NoDemangleKeepsTheSymbolTablesName) {
 }
 
 TEST_F(ProfileBuilderTest, SideBandAppliesInTimeOrderNotFileOrder) {
-  // In the file the sample comes after exec dropped the maps, but it was
-  // taken before (time 5 < 6): it still sees the library.
-  const std::string data = lib_.MmapAt(10, 1) + CommRecord(10, 10, 6, "new", true) +
-                           SampleRecord(10, 10, 5, lib_.At("c_function"), {}) +
-                           SampleRecord(10, 10, 7, lib_.At("c_function"), {});
+  // In the file the sample comes after the PIE replaced the library's map,
+  // but it was taken before (time 5 < 6): it still sees the library.
+  Mapped over = pie_;
+  over.base = lib_.map_start() - (pie_.text.vaddr & ~uint64_t{4095});
+  const uint64_t ip = lib_.At("c_function");
+  const std::string data = lib_.MmapAt(10, 1) + over.MmapAt(10, 6) + SampleRecord(10, 10, 5, ip, {}) +
+                           SampleRecord(10, 10, 7, ip, {});
   absl::StatusOr<Profile> p = Build(data);
   ASSERT_TRUE(p.ok()) << p.status();
   ASSERT_EQ(p->samples.size(), 2u);
   EXPECT_EQ(p->samples[0].time, 5u);  // file order
-  EXPECT_EQ(FunctionName(*p, *p->stack_begin(p->samples[0].stack)), "c_function");
-  // After exec: under no map.
-  const Location& after = p->locations[*p->stack_begin(p->samples[1].stack)];
-  EXPECT_EQ(after.mapping, kNone);
-  EXPECT_EQ(after.function, kNone);
-  EXPECT_EQ(p->comms[p->samples[1].comm], "new");
+  EXPECT_EQ(p->mappings[p->locations[*p->stack_begin(p->samples[0].stack)].mapping].dso, lib_.path);
+  EXPECT_EQ(p->mappings[p->locations[*p->stack_begin(p->samples[1].stack)].mapping].dso, pie_.path);
   EXPECT_LT(p->samples[0].record, p->samples[1].record);
+}
+
+// Found on a system-wide capture against perf script: a sample inside
+// execve, after its COMM, still has the old program's user stack; perf
+// keeps the old maps until the new image's replace them.
+TEST_F(ProfileBuilderTest, ExecKeepsTheOldMapsUntilTheNewImagesReplaceThem) {
+  const std::string data = lib_.MmapAt(10, 1) + CommRecord(10, 10, 2, "new", true) +
+                           SampleRecord(10, 10, 3, 0xffffffff81000110,
+                                        {PERF_CONTEXT_KERNEL, 0xffffffff81000110, PERF_CONTEXT_USER,
+                                         lib_.At("c_function")},
+                                        PERF_RECORD_MISC_KERNEL);
+  absl::StatusOr<Profile> p = Build(data);
+  ASSERT_TRUE(p.ok()) << p.status();
+  const std::vector<std::string> names = testing::StackNames(*p, p->samples[0]);
+  ASSERT_EQ(names.size(), 2u);
+  EXPECT_EQ(names[1], "c_function");
+  EXPECT_EQ(p->comms[p->samples[0].comm], "new");
 }
 
 TEST_F(ProfileBuilderTest, AForkedProcessInheritsItsParentsMapsAndComm) {
@@ -173,6 +188,26 @@ TEST_F(ProfileBuilderTest, ContextMarkersGiveEachEntryItsCpumode) {
   EXPECT_EQ(p->locations[s[3]].symbol_offset, 1u);
 }
 
+// Found on a system-wide capture (cc1plus, no frame pointers): chains that
+// end in ~0. The stack ends before it, one warning counts them.
+TEST_F(ProfileBuilderTest, AnInvalidContextValueEndsTheStack) {
+  const std::string data =
+      lib_.MmapAt(10, 1) +
+      SampleRecord(10, 10, 2, lib_.At("c_function"),
+                   {PERF_CONTEXT_USER, lib_.At("c_function"), ~uint64_t{0}, lib_.At("main")}) +
+      SampleRecord(10, 10, 3, lib_.At("c_function"), {PERF_CONTEXT_USER, lib_.At("c_function"), ~uint64_t{0}}) +
+      SampleRecord(10, 10, 4, lib_.At("c_function"), {PERF_CONTEXT_USER, lib_.At("c_function"), ~uint64_t{0}});
+  absl::StatusOr<Profile> p = Build(data);
+  ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_EQ(p->samples.size(), 3u);
+  EXPECT_EQ(testing::StackNames(*p, p->samples[0]), std::vector<std::string>{"c_function"});
+  EXPECT_EQ(p->samples[0].stack, p->samples[1].stack);
+  ASSERT_EQ(p->warnings.size(), 1u);
+  // Counted per sample, also when the stack came from the chain cache.
+  EXPECT_TRUE(absl::StartsWith(p->warnings[0], "3 sample(s) whose callchain holds an invalid context"))
+      << p->warnings[0];
+}
+
 TEST_F(ProfileBuilderTest, RecordAddressesKeepTheCallchainAsRecorded) {
   ProfileOptions options;
   options.record_addresses = true;
@@ -206,10 +241,23 @@ TEST_F(ProfileBuilderTest, JitCodeIsNamedFromThePerfMapFile) {
   EXPECT_EQ(FunctionName(*p, jit), "LazyCompile:*hot js/app.js:3");
   EXPECT_EQ(p->locations[jit].symbol_offset, 8u);
   EXPECT_EQ(p->mappings[p->locations[jit].mapping].dso, dir_ + "/perf-10.map");
-  // Outside every JIT symbol: the anonymous map, unsymbolized.
+  // Outside every JIT symbol: hex, in the JIT's map (perf's naming).
   const Location& anon = p->locations[*p->stack_begin(p->samples[1].stack)];
   EXPECT_EQ(anon.function, kNone);
-  EXPECT_EQ(p->mappings[anon.mapping].dso, "//anon");
+  EXPECT_EQ(p->mappings[anon.mapping].dso, dir_ + "/perf-10.map");
+  EXPECT_EQ(anon.dso_offset, 0x7f0000002000u);
+}
+
+TEST_F(ProfileBuilderTest, AnonymousExecutableMemoryIsNamedByItsPerfMapEvenWithoutOne) {
+  ProfileOptions options;
+  options.perf_map_dir = dir_;
+  absl::StatusOr<Profile> p = Build(
+      Mmap2Record(11, 1, 0x7f0000000000, 0x10000, 0, "//anon") + SampleRecord(11, 11, 2, 0x7f0000000010, {}),
+      options);
+  ASSERT_TRUE(p.ok()) << p.status();
+  const Location& l = p->locations[*p->stack_begin(p->samples[0].stack)];
+  EXPECT_EQ(l.function, kNone);
+  EXPECT_EQ(p->mappings[l.mapping].dso, dir_ + "/perf-11.map");
 }
 
 TEST_F(ProfileBuilderTest, TheCapturesBuildIdWinsOverTheFileOnDisk) {
