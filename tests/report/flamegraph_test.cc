@@ -3,7 +3,9 @@
 // the script embedded.
 #include "report/flamegraph.h"
 
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <regex>
 #include <string>
 #include <vector>
@@ -158,6 +160,40 @@ TEST(FlameGraph, FramesNarrowerThanATenthOfAPixelAreLeftOut) {
   std::string svg = FlameGraphSvg(t.profile(), e, {});
   EXPECT_THAT(svg, HasSubstr("<title>big "));
   EXPECT_THAT(svg, Not(HasSubstr("speck")));
+}
+
+// The embedded script, run by node against a stand-in of the DOM
+// (flamegraph_script_check.js): a click zooms (the frame fills the width, its
+// children scale, its ancestors stay full width and faded), Reset Zoom puts
+// every frame back, Search colors the matches and says their share.
+TEST(FlameGraph, ScriptZoomsResetsAndSearches) {
+  if (std::system("node --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "node is not installed";
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  std::string svg_path = std::string(tmp ? tmp : "/tmp") + "/workload.svg";
+  std::ofstream(svg_path) << FlameGraphSvg(Workload(), 0, {});
+  const char* srcdir = std::getenv("TEST_SRCDIR");
+  std::string script = std::string(srcdir ? srcdir : ".") +
+                       "/perfring/tests/report/flamegraph_script_check.js";
+  std::string command = "node " + script + " " + svg_path + " main hot_function syscall_loop hot_loop 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string out;
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
+  ASSERT_EQ(pclose(pipe), 0) << out;
+  EXPECT_THAT(out, HasSubstr("hover: details=main (9 samples, 90.00%)\n"));
+  // main (90%) zoomed: 1180 px wide; hot_function (6 of its 9) 786.67 px.
+  EXPECT_THAT(out, HasSubstr("zoom main: main display=shown x=10.00 width=1180.00 opacity=1 label=main "));
+  EXPECT_THAT(out, HasSubstr("zoom main: hot_function display=shown x=10.00 width=786.67 opacity=1 "
+                             "label=hot_function "));
+  EXPECT_THAT(out, HasSubstr("zoom main: syscall_loop display=shown x=796.67 width=393.33 opacity=1 "));
+  EXPECT_THAT(out, HasSubstr("zoom main: hot_loop display=shown x=10.00 width=1180.00 opacity=0.5 "));
+  EXPECT_THAT(out, HasSubstr("reset: hot_function display=shown x=10.00 width=708.00 opacity=1 "));
+  EXPECT_THAT(out, HasSubstr("search: main display=shown x=10.00 width=1062.00 opacity=1 label=main "
+                             "fill=rgb(230,0,230)"));
+  EXPECT_THAT(out, Not(HasSubstr("search: hot_function display=shown x=10.00 width=708.00 opacity=1 "
+                                 "label=hot_function fill=rgb(230,0,230)")));
+  EXPECT_THAT(out, HasSubstr("search: Matched: 90.00%"));
 }
 
 }  // namespace
