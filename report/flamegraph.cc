@@ -1,7 +1,6 @@
 #include "report/flamegraph.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <string>
 #include <utility>

@@ -10,6 +10,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "report/stack_counts.h"
 
 namespace perfring::report {
 namespace {
@@ -44,11 +45,6 @@ struct SampleKey {
 };
 
 }  // namespace
-
-std::string PeriodUnit(const std::string& event) {
-  if (event == "cpu-clock" || event == "task-clock") return "nanoseconds";
-  return "count";
-}
 
 perfring::pprof::Profile ToPprof(const Profile& profile, const PprofOptions& options) {
   perfring::pprof::Profile out;

@@ -45,10 +45,6 @@ struct PprofOptions {
   std::string comment;     // one comment line, e.g. the input file; "" none
 };
 
-// The unit of an event's period: "nanoseconds" for the clock events, "count"
-// for the rest.
-std::string PeriodUnit(const std::string& event);
-
 // The profile message (not compressed).
 perfring::pprof::Profile ToPprof(const symbolize::Profile& profile, const PprofOptions& options);
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -10,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
 #include "report/frame_name.h"
-#include "report/pprof.h"
+#include "report/stack_counts.h"
 
 namespace perfring::report {
 

@@ -25,6 +25,11 @@ std::vector<StackCount> CountStacks(const Profile& profile, uint32_t event) {
   return out;
 }
 
+std::string PeriodUnit(const std::string& event) {
+  if (event == "cpu-clock" || event == "task-clock") return "nanoseconds";
+  return "count";
+}
+
 absl::StatusOr<uint32_t> ChooseEvent(const Profile& profile, absl::string_view name) {
   std::vector<bool> sampled(profile.events.size(), false);
   for (const symbolize::Sample& s : profile.samples)

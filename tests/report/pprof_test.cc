@@ -11,6 +11,7 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "report/stack_counts.h"
 #include "tests/report/test_profile.h"
 #include "tests/report/workload.h"
 
