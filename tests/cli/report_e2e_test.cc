@@ -257,6 +257,23 @@ TEST_F(ReportE2e, ExportsReadBackByTheirTools) {
   EXPECT_THAT(image, HasSubstr("</svg>\n"));
 }
 
+// Pipe-mode perf.data on stdin (`perf record -o - | perfring report -i -`),
+// and perfring's own pipe output into export.
+TEST_F(ReportE2e, ReadsPipeModeFromStdin) {
+  if (!HavePerf()) GTEST_SKIP() << "perf is not installed";
+  CommandResult r = RunCommand(absl::StrCat("perf record -q -e cpu-clock -c 250000 -o - ", mix_,
+                                            " 0.3 2>/dev/null | ", perfring_,
+                                            " report -q -i - --no-children --sort sym -g none"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<Row> rows = ParseRows(r.out);
+  ASSERT_GE(rows.size(), 1u) << r.out;
+  EXPECT_EQ(rows[0].symbol, "[.] f_large");
+  r = RunCommand(absl::StrCat(perfring_, " record -q -e cpu-clock -c 250000 -g -o - -- ", mix_,
+                              " 0.3 | ", perfring_, " export -q - --format folded"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr(";main;f_large "));
+}
+
 TEST_F(ReportE2e, BadInputAndUsageAreOneLineAndExitTwo) {
   auto one_line = [](const CommandResult& r) {
     return r.exit_code == 2 && !r.err.empty() && r.err.find('\n') == r.err.size() - 1;
