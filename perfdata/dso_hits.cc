@@ -23,7 +23,14 @@ bool IsKernelImage(absl::string_view name) {
   return absl::StartsWith(name, DsoHits::kKernelDso);
 }
 
-// "[xfs]" or ".../xfs.ko[.xz]" -> "xfs" (sysfs spells '-' as '_').
+// Pseudo-files that name no readable binary.
+bool IsPseudoFile(absl::string_view name) {
+  return name.empty() || absl::StartsWith(name, "//") ||
+         (absl::StartsWith(name, "[") && !IsKernelImage(name));
+}
+
+}  // namespace
+
 std::string ModuleName(absl::string_view name) {
   if (absl::StartsWith(name, "[") && absl::EndsWith(name, "]")) {
     name = name.substr(1, name.size() - 2);
@@ -33,14 +40,6 @@ std::string ModuleName(absl::string_view name) {
   }
   return absl::StrReplaceAll(name, {{"-", "_"}});
 }
-
-// Pseudo-files that name no readable binary.
-bool IsPseudoFile(absl::string_view name) {
-  return name.empty() || absl::StartsWith(name, "//") ||
-         (absl::StartsWith(name, "[") && !IsKernelImage(name));
-}
-
-}  // namespace
 
 int DsoHits::DsoIndex(absl::string_view name, bool kernel) {
   auto [it, inserted] = dso_by_name_.try_emplace(name, static_cast<int>(dsos_.size()));

@@ -20,6 +20,10 @@
 
 namespace perfring::perfdata {
 
+// A kernel module's name from its map's name: "[xfs]" or ".../xfs.ko[.xz]"
+// -> "xfs" (sysfs and kallsyms spell '-' as '_').
+std::string ModuleName(absl::string_view mapped_name);
+
 class DsoHits {
  public:
   // The kernel's own dso name, as perf lists it in BUILD_ID.

@@ -92,7 +92,7 @@ class ElfFile {
 
   std::string path_;
   std::string owned_;          // FromBytes
-  void* mapping_ = nullptr;    // Open: the whole file, read-only
+  void* mapping_ = nullptr;    // Open: the whole file, private (copy on write)
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
   void* elf_ = nullptr;        // Elf*

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <climits>
 #include <memory>
 #include <numeric>
 #include <optional>
@@ -15,10 +16,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_replace.h"
 #include "decode/decoder.h"
 #include "decode/record.h"
 #include "perfdata/build_id.h"
+#include "perfdata/dso_hits.h"
 #include "perfdata/time_order.h"
 #include "symbolize/address_spaces.h"
 #include "symbolize/demangle.h"
@@ -31,13 +32,20 @@
 namespace perfring::symbolize {
 namespace {
 
-constexpr absl::string_view kKernelDso = "[kernel.kallsyms]";
+using perfdata::ModuleName;
+constexpr absl::string_view kKernelDso = perfdata::DsoHits::kKernelDso;
 
-bool IsKernelMode(uint16_t cpumode) {
-  return cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL;
+// The host's kernel. A guest's addresses (and the hypervisor's) belong to
+// another machine, whose maps and symbols the capture does not hold: they
+// stay hex, never looked up in the host's.
+bool IsKernelMode(uint16_t cpumode) { return cpumode == PERF_RECORD_MISC_KERNEL; }
+bool IsOtherMachine(uint16_t cpumode) {
+  return cpumode == PERF_RECORD_MISC_GUEST_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_USER ||
+         cpumode == PERF_RECORD_MISC_HYPERVISOR;
 }
+constexpr int32_t kOtherMachineSpace = INT32_MIN;  // the location cache's key for them
 
-// Anonymous executable memory: perf looks its symbols up in /tmp/perf-PID.map.
+// Memory that is no file ("anonymous memory" when no JIT map names it).
 bool IsAnon(absl::string_view name) {
   return name == "//anon" || absl::StartsWith(name, "[anon") || absl::StartsWith(name, "/memfd:") ||
          name == "/dev/zero" || name == "/anon_hugepage" || name.empty();
@@ -58,17 +66,6 @@ bool IsPseudoFile(absl::string_view name) {
          IsAnon(name);
 }
 
-// "[ext4]" or ".../ext4.ko[.xz]" -> "ext4".
-std::string ModuleName(absl::string_view name) {
-  if (absl::StartsWith(name, "[") && absl::EndsWith(name, "]")) {
-    name = name.substr(1, name.size() - 2);
-  } else {
-    name = name.substr(name.rfind('/') + 1);
-    name = name.substr(0, name.find(".ko"));
-  }
-  return absl::StrReplaceAll(name, {{"-", "_"}});
-}
-
 // PERF_CONTEXT_USER_DEFERRED (Linux 6.18): the user part comes in a later
 // CALLCHAIN_DEFERRED record, which this does not stitch in.
 constexpr uint64_t kContextUserDeferred = static_cast<uint64_t>(-640);
@@ -79,6 +76,7 @@ uint16_t ContextCpumode(uint64_t marker) {
     case PERF_CONTEXT_HV: return PERF_RECORD_MISC_HYPERVISOR;
     case PERF_CONTEXT_KERNEL: return PERF_RECORD_MISC_KERNEL;
     case PERF_CONTEXT_USER: return PERF_RECORD_MISC_USER;
+    case PERF_CONTEXT_GUEST:  // a guest's entries follow: another machine's, as GUEST_KERNEL's
     case PERF_CONTEXT_GUEST_KERNEL: return PERF_RECORD_MISC_GUEST_KERNEL;
     case PERF_CONTEXT_GUEST_USER: return PERF_RECORD_MISC_GUEST_USER;
     default: return PERF_RECORD_MISC_CPUMODE_UNKNOWN;
@@ -409,6 +407,18 @@ uint32_t Builder::ResolveUser(int32_t pid, uint64_t address) {
 }
 
 uint32_t Builder::Resolve(int32_t pid, uint64_t address, uint16_t cpumode) {
+  if (IsOtherMachine(cpumode)) {
+    const CacheKey key{address, kOtherMachineSpace, cpumode};
+    auto it = location_cache_.find(key);
+    if (it != location_cache_.end()) return it->second;
+    Location loc;
+    loc.address = address;
+    loc.dso_offset = address;
+    loc.kernel = cpumode != PERF_RECORD_MISC_GUEST_USER;
+    const uint32_t index = NewLocation(std::move(loc), kNone, 0);
+    location_cache_.emplace(key, index);
+    return index;
+  }
   bool kernel = IsKernelMode(cpumode);
   if (cpumode == PERF_RECORD_MISC_CPUMODE_UNKNOWN) kernel = static_cast<int64_t>(address) < 0;
   const int32_t space = kernel ? AddressSpaces::kKernel : pid;
@@ -595,7 +605,9 @@ absl::Status Builder::OnRecord(const perfdata::TimeOrderedRecords::Entry& e) {
               reinterpret_cast<const char*>(m2->build_id.data()), m2->build_id.size()));
         }
       }
-      if (record_.misc() & PERF_RECORD_MISC_MMAP_DATA) return absl::OkStatus();
+      if ((record_.misc() & PERF_RECORD_MISC_MMAP_DATA) || IsOtherMachine(cpumode)) {
+        return absl::OkStatus();  // data maps; a guest's maps (perf kvm)
+      }
       const bool kernel = IsKernelMode(cpumode);
       // MMAP records are executable maps; MMAP2 says.
       const bool exec = record_.type() == PERF_RECORD_MMAP ||

@@ -208,6 +208,30 @@ TEST_F(ProfileBuilderTest, AnInvalidContextValueEndsTheStack) {
       << p->warnings[0];
 }
 
+TEST_F(ProfileBuilderTest, AGuestsAddressesAreNeverLookedUpInTheHosts) {
+  const std::string kallsyms = dir_ + "/kallsyms";
+  std::ofstream(kallsyms) << "ffffffff81000000 T _text\nffffffff81000100 T host_function\n";
+  ProfileOptions options;
+  options.kallsyms = kallsyms;
+  // The guest's addresses equal the host's kernel and library addresses.
+  const std::string data =
+      lib_.MmapAt(10, 1) +
+      SampleRecord(10, 10, 2, 0xffffffff81000110,
+                   {PERF_CONTEXT_GUEST_KERNEL, 0xffffffff81000110, PERF_CONTEXT_GUEST_USER,
+                    lib_.At("c_function")},
+                   PERF_RECORD_MISC_GUEST_KERNEL);
+  absl::StatusOr<Profile> p = Build(data, options);
+  ASSERT_TRUE(p.ok()) << p.status();
+  const uint32_t* s = p->stack_begin(p->samples[0].stack);
+  ASSERT_EQ(p->stacks[p->samples[0].stack].size, 2u);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(p->locations[s[i]].function, kNone);
+    EXPECT_EQ(p->locations[s[i]].mapping, kNone);
+  }
+  EXPECT_TRUE(p->locations[s[0]].kernel);
+  EXPECT_FALSE(p->locations[s[1]].kernel);
+}
+
 TEST_F(ProfileBuilderTest, RecordAddressesKeepTheCallchainAsRecorded) {
   ProfileOptions options;
   options.record_addresses = true;
