@@ -2,8 +2,9 @@
 // tools/perf/util/data-convert-json.c): same keys, nesting, order and
 // tab-indented layout, for tools that already read it.
 //
-// What differs: perfring does not symbolize, so callchain entries carry only
-// "ip" (perf too omits "symbol" and "dso" for ips it cannot resolve).
+// What differs: this document is not symbolized (dump --symbolize is for
+// JSON Lines), so callchain entries carry only "ip" (perf too omits "symbol"
+// and "dso" for ips it cannot resolve).
 // Tracepoint samples carry no tracepoint fields, as in perf 6.1's output.
 // "captured-on" is left out for stdin.
 //

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <climits>
 #include <memory>
-#include <numeric>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -153,6 +152,7 @@ class Builder {
   absl::flat_hash_map<std::string, uint32_t> comm_index_;
   absl::flat_hash_map<int32_t, uint32_t> thread_comm_;  // tid -> comm index
   absl::flat_hash_map<std::string, uint32_t> stack_index_;  // location bytes -> stack
+  std::vector<uint32_t> stack_of_location_;  // the one-frame stack of each location, or kNone
   absl::flat_hash_map<int32_t, std::optional<PerfMap>> perf_maps_;
   std::vector<uint32_t> scratch_;  // the stack being built, leaf first
   // Stacks by raw callchain: pid, generations, cpumode, the chain's bytes.
@@ -457,6 +457,17 @@ uint32_t Builder::CommIndex(absl::string_view comm) {
 }
 
 uint32_t Builder::InternStack() {
+  // One-frame stacks (samples without callchains): indexed by the location.
+  if (scratch_.size() == 1) {
+    const uint32_t loc = scratch_[0];
+    if (loc >= stack_of_location_.size()) stack_of_location_.resize(loc + 1, kNone);
+    if (stack_of_location_[loc] == kNone) {
+      stack_of_location_[loc] = static_cast<uint32_t>(profile_.stacks.size());
+      profile_.stacks.push_back({static_cast<uint32_t>(profile_.stack_locations.size()), 1});
+      profile_.stack_locations.push_back(loc);
+    }
+    return stack_of_location_[loc];
+  }
   const absl::string_view key(reinterpret_cast<const char*>(scratch_.data()),
                               scratch_.size() * sizeof(uint32_t));
   auto it = stack_index_.find(key);
@@ -484,10 +495,12 @@ absl::Status Builder::OnSample(const perfdata::TimeOrderedRecords::Entry& e, con
   if (type & PERF_SAMPLE_TID) {
     out.pid = static_cast<int32_t>(s.pid);
     out.tid = static_cast<int32_t>(s.tid);
-    auto c = thread_comm_.find(out.tid);
-    out.comm = c != thread_comm_.end() ? c->second
-                                       : CommIndex(out.tid == 0 ? std::string("swapper")
-                                                                : absl::StrCat(":", out.tid));
+    auto [c, unnamed] = thread_comm_.try_emplace(out.tid, kNone);
+    if (unnamed) {
+      // perf's names for threads no COMM named (kept until one does).
+      c->second = CommIndex(out.tid == 0 ? std::string("swapper") : absl::StrCat(":", out.tid));
+    }
+    out.comm = c->second;
   }
   if (type & PERF_SAMPLE_CPU) out.cpu = static_cast<int32_t>(s.cpu);
   if (type & PERF_SAMPLE_TIME) out.time = s.time;
@@ -670,6 +683,7 @@ absl::StatusOr<Profile> Builder::Run() {
         }
       });
   if (!sorted.ok()) return sorted.status();
+  profile_.samples.reserve(sorted->records().size());
   for (const perfdata::TimeOrderedRecords::Entry& e : sorted->records()) {
     if (absl::Status s = OnRecord(e); !s.ok()) return s;
   }
@@ -681,25 +695,31 @@ absl::StatusOr<Profile> Builder::Run() {
   if (unattributed_ > 0) {
     Warn(absl::StrCat(unattributed_, " sample(s) of no event of the file left out"));
   }
-  // Samples in file order (time order put them through the side-band).
-  std::vector<uint32_t> order(profile_.samples.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [this](uint32_t a, uint32_t b) {
-    return profile_.samples[a].record < profile_.samples[b].record;
-  });
-  bool sorted_already = true;
-  for (size_t i = 0; i < order.size() && sorted_already; ++i) sorted_already = order[i] == i;
-  if (!sorted_already) {
-    std::vector<symbolize::Sample> samples;
-    samples.reserve(order.size());
-    for (uint32_t i : order) samples.push_back(profile_.samples[i]);
-    profile_.samples = std::move(samples);
-    if (options_.record_addresses) {
-      std::vector<SampleAddresses> addresses;
-      addresses.reserve(order.size());
-      for (uint32_t i : order) addresses.push_back(profile_.sample_addresses[i]);
-      profile_.sample_addresses = std::move(addresses);
+  // Samples in file order (time order put them through the side-band): the
+  // positions are distinct and below the number of records, so a table by
+  // position orders them in linear time.
+  bool in_file_order = true;
+  for (size_t i = 1; i < profile_.samples.size() && in_file_order; ++i) {
+    in_file_order = profile_.samples[i - 1].record < profile_.samples[i].record;
+  }
+  if (!in_file_order) {
+    uint64_t last = 0;
+    for (const symbolize::Sample& sample : profile_.samples) last = std::max(last, sample.record);
+    std::vector<uint32_t> by_position(last + 1, kNone);
+    for (size_t i = 0; i < profile_.samples.size(); ++i) {
+      by_position[profile_.samples[i].record] = static_cast<uint32_t>(i);
     }
+    std::vector<symbolize::Sample> samples;
+    samples.reserve(profile_.samples.size());
+    std::vector<SampleAddresses> addresses;
+    addresses.reserve(profile_.sample_addresses.size());
+    for (uint32_t i : by_position) {
+      if (i == kNone) continue;
+      samples.push_back(profile_.samples[i]);
+      if (options_.record_addresses) addresses.push_back(profile_.sample_addresses[i]);
+    }
+    profile_.samples = std::move(samples);
+    profile_.sample_addresses = std::move(addresses);
   }
   return std::move(profile_);
 }
