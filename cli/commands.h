@@ -17,6 +17,9 @@ int RecordCommand(const std::vector<std::string>& args, const std::vector<std::s
 int DumpCommand(const std::vector<std::string>& args);
 int AuxExportCommand(const std::vector<std::string>& args);
 int ExecsnoopCommand(const std::vector<std::string>& args);
+int ReportCommand(const std::vector<std::string>& args);
+int ExportCommand(const std::vector<std::string>& args);
+int FlameGraphCommand(const std::vector<std::string>& args);
 
 // Prints "perfring <command>: <message>" on stderr and maps the status to
 // the exit status (InvalidArgument, NotFound, AlreadyExists, OutOfRange:

@@ -18,6 +18,9 @@ constexpr char kUsage[] =
     "commands:\n"
     "    record   capture samples and side-band into perf.data and/or JSON Lines\n"
     "    dump     decode a perf.data file (perfring's or perf's) as JSON Lines\n"
+    "    report   perf report --stdio's table (overhead, command, dso, symbol; call graphs)\n"
+    "    export   samples as pprof, folded stacks or speedscope JSON\n"
+    "    flamegraph  an interactive SVG flame graph\n"
     "    aux-export  write a perf.data's AUX trace (Intel PT, CoreSight) for libipt/OpenCSD\n"
     "    execsnoop  trace exec() system-wide with a BPF program (BPF ring buffer)\n"
     "    help     this text; 'perfring <command> -h' for a command's options\n";
@@ -38,6 +41,9 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(all.begin() + 2, all.end());
   if (command == "record") return perfring::cli::RecordCommand(args, all);
   if (command == "dump") return perfring::cli::DumpCommand(args);
+  if (command == "report") return perfring::cli::ReportCommand(args);
+  if (command == "export") return perfring::cli::ExportCommand(args);
+  if (command == "flamegraph") return perfring::cli::FlameGraphCommand(args);
   if (command == "aux-export") return perfring::cli::AuxExportCommand(args);
   if (command == "execsnoop") return perfring::cli::ExecsnoopCommand(args);
   if (command == "help" || command == "-h" || command == "--help") {

@@ -16,6 +16,8 @@ packages=(
   zlib1g-dev           # report/: gzip-compressed pprof
   protobuf-compiler libprotobuf-dev  # report/: pprof's profile.proto
   golang-go            # tests: go tool pprof reads perfring's pprof export
+  nodejs               # tests: the flame graph SVG's script run against a stand-in DOM
+  librsvg2-bin         # rsvg-convert: docs/flamegraph.svg drawn to PNG to look at it
   linux-perf           # the peer: perf 6.1 reads our files, we read its files
   libipt-dev           # Intel PT packet encoder/decoder: the external decoder AUX hand-off is tested against
   libopencsd-dev       # CoreSight trace decoder (OpenCSD): the same for ETM streams

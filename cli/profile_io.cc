@@ -1,0 +1,97 @@
+#include "cli/profile_io.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "perfdata/output_file.h"
+#include "perfdata/reader.h"
+
+namespace perfring::cli {
+
+void AddInputOptions(ArgParser* p, InputOptions* input) {
+  using A = OptionSpec::Arg;
+  symbolize::ProfileOptions* options = &input->symbols;
+  p->Add({'k', "kallsyms", A::kRequired, "FILE", "kernel symbols from FILE (default /proc/kallsyms)",
+          [options](absl::string_view v) {
+            options->kallsyms = std::string(v);
+            return absl::OkStatus();
+          }});
+  p->Add({0, "symfs", A::kRequired, "DIR", "look for the DSOs under DIR", [options](absl::string_view v) {
+            options->symfs = std::string(v);
+            return absl::OkStatus();
+          }});
+  p->Add({0, "srcline", A::kNone, "", "source file and line of each address (DWARF)",
+          [options](absl::string_view) {
+            options->srcline = true;
+            return absl::OkStatus();
+          }});
+  p->Add({0, "no-demangle", A::kNone, "", "C++ names as in the symbol table",
+          [options](absl::string_view) {
+            options->demangle = false;
+            return absl::OkStatus();
+          }});
+  p->Add({'q', "quiet", A::kNone, "", "no warnings about what could not be symbolized",
+          [input](absl::string_view) {
+            input->quiet = true;
+            return absl::OkStatus();
+          }});
+}
+
+absl::StatusOr<symbolize::Profile> LoadProfile(absl::string_view command, const std::string& path,
+                                               const InputOptions& options) {
+  // No such file, but a capture never moved into place beside it: say where.
+  if (absl::Status unfinished = perfdata::CheckForUnfinishedOutput(path, command); !unfinished.ok())
+    return unfinished;
+  absl::StatusOr<std::unique_ptr<perfdata::Reader>> reader = perfdata::Reader::Open(path);
+  if (!reader.ok()) return reader.status();
+  absl::StatusOr<symbolize::Profile> profile = symbolize::BuildProfile(**reader, options.symbols);
+  if (!profile.ok()) return profile.status();
+  if (!options.quiet)
+    for (const std::string& w : profile->warnings)
+      std::fprintf(stderr, "perfring %.*s: warning: %s\n", static_cast<int>(command.size()),
+                   command.data(), w.c_str());
+  return profile;
+}
+
+absl::Status WriteOutput(const std::string& path, absl::string_view bytes) {
+  // perfdata/output_file.h's rule: written at a temporary name and moved to
+  // PATH only once complete (a previous file kept as PATH.old), so a failed
+  // write leaves PATH as it was.
+  absl::StatusOr<perfdata::OutputFile> file = perfdata::OpenOutputFile(path);
+  if (!file.ok()) return file.status();
+  const int fd = file->kind == perfdata::OutputKind::kStdout ? STDOUT_FILENO : file->fd;
+  const std::string name = path == "-" ? "stdout" : path;
+  int err = 0;
+  for (size_t done = 0; done < bytes.size();) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      err = errno == EFBIG || perfdata::AtFileSizeLimit(fd) ? EFBIG : errno;
+      break;
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (fd != STDOUT_FILENO && ::close(fd) != 0 && err == 0) err = errno;
+  if (err == EPIPE) err = 0;  // the reader went away (| head): not an error of ours
+  if (err != 0) {
+    perfdata::DiscardOutputFile(*file);
+    return perfdata::WriteError(name, err, absl::StrCat(name, " is left as it was"));
+  }
+  absl::StatusOr<std::string> kept = perfdata::CommitOutputFile(*file);
+  if (!kept.ok()) return kept.status();
+  if (!kept->empty()) std::fprintf(stderr, "%s\n", perfdata::KeptNotice(path, *kept).c_str());
+  return absl::OkStatus();
+}
+
+int64_t ModificationTimeNanos(const std::string& path) {
+  struct stat st;
+  if (path == "-" || ::stat(path.c_str(), &st) != 0) return 0;
+  return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+}  // namespace perfring::cli

@@ -1,0 +1,568 @@
+#include "report/report_table.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "report/frame_name.h"
+
+namespace perfring::report {
+namespace {
+
+using symbolize::kNone;
+using symbolize::Location;
+using symbolize::Profile;
+
+// A row's identity: the values of the sort keys in use (the others stay 0).
+struct RowKey {
+  uint32_t comm = 0;
+  int32_t tid = 0;
+  int32_t cpu = 0;
+  uint32_t mapping = 0;
+  uint32_t function = 0;  // the symbol; kNone with `address` for an unresolved one
+  uint64_t address = 0;
+  uint32_t srcline = 0;   // index into the event's srcline strings
+  auto Tie() const { return std::tie(comm, tid, cpu, mapping, function, address, srcline); }
+  bool operator==(const RowKey& o) const { return Tie() == o.Tie(); }
+  template <typename H>
+  friend H AbslHashValue(H h, const RowKey& k) {
+    return H::combine(std::move(h), k.comm, k.tid, k.cpu, k.mapping, k.function, k.address,
+                      k.srcline);
+  }
+};
+
+// Samples of one event with the same stack and the same values of the
+// sample-side keys, summed: what the rows and call graphs are built from.
+struct GroupKey {
+  uint32_t stack = kNone;
+  uint32_t comm = 0;
+  int32_t tid = 0;
+  int32_t cpu = 0;
+  bool operator==(const GroupKey& o) const {
+    return std::tie(stack, comm, tid, cpu) == std::tie(o.stack, o.comm, o.tid, o.cpu);
+  }
+  template <typename H>
+  friend H AbslHashValue(H h, const GroupKey& k) {
+    return H::combine(std::move(h), k.stack, k.comm, k.tid, k.cpu);
+  }
+};
+
+struct Group {
+  GroupKey key;
+  uint64_t period = 0;
+};
+
+// Where a row's key sits in a group's stack (leaf first).
+struct Contribution {
+  uint32_t group;
+  uint32_t position;
+};
+
+struct Row {
+  RowKey key;
+  uint32_t location = kNone;  // one location of the row, for its dso and symbol
+  uint32_t comm = kNone;
+  int32_t tid = -1;
+  int32_t cpu = -1;
+  uint64_t self = 0;
+  uint64_t children = 0;
+  uint32_t last_group = kNone;  // the group that last added to `children`
+  std::vector<Contribution> contributions;  // only when drawing call graphs
+  std::vector<std::string> cells;           // one per sort key
+};
+
+struct Uses {
+  bool comm = false, tid = false, cpu = false, dso = false, sym = false, srcline = false;
+};
+
+Uses UsesOf(const std::vector<SortKey>& keys) {
+  Uses u;
+  for (SortKey k : keys) {
+    switch (k) {
+      case SortKey::kComm: u.comm = true; break;
+      case SortKey::kPid: u.tid = true; u.comm = true; break;
+      case SortKey::kCpu: u.cpu = true; break;
+      case SortKey::kDso: u.dso = true; break;
+      case SortKey::kSym: u.sym = true; break;
+      case SortKey::kSrcline: u.srcline = true; break;
+    }
+  }
+  return u;
+}
+
+// perf's srcline: "file.c:42", "function+OFFSET", "??:0".
+std::string SrclineOf(const Profile& profile, const Location& loc) {
+  if (loc.line != 0 && !loc.srcfile.empty()) {
+    size_t slash = loc.srcfile.rfind('/');
+    return absl::StrCat(slash == std::string::npos ? loc.srcfile : loc.srcfile.substr(slash + 1), ":",
+                        loc.line);
+  }
+  if (loc.function != kNone)
+    return absl::StrCat(profile.functions[loc.function].name, "+", loc.symbol_offset);
+  return "??:0";
+}
+
+// The srcline strings of a Profile's locations, interned (only with the key).
+struct Srclines {
+  std::vector<uint32_t> of_location;
+  std::vector<std::string> strings;
+};
+
+Srclines SrclinesOf(const Profile& profile) {
+  Srclines out;
+  absl::flat_hash_map<std::string, uint32_t> index;
+  out.of_location.reserve(profile.locations.size());
+  for (const Location& loc : profile.locations) {
+    auto [it, inserted] =
+        index.try_emplace(SrclineOf(profile, loc), static_cast<uint32_t>(out.strings.size()));
+    if (inserted) out.strings.push_back(it->first);
+    out.of_location.push_back(it->second);
+  }
+  return out;
+}
+
+RowKey KeyOf(const Profile& profile, const Uses& uses, const Srclines& srclines,
+             const GroupKey& group, uint32_t loc_index) {
+  const Location& loc = profile.locations[loc_index];
+  RowKey key;
+  if (uses.srcline) key.srcline = srclines.of_location[loc_index];
+  if (uses.comm) key.comm = group.comm;
+  if (uses.tid) key.tid = group.tid;
+  if (uses.cpu) key.cpu = group.cpu;
+  if (uses.dso) key.mapping = loc.mapping;
+  if (uses.sym) {
+    key.function = loc.function;
+    if (loc.function == kNone) {
+      key.mapping = loc.mapping;
+      key.address = loc.mapping != kNone ? loc.dso_offset : loc.address;
+    }
+  }
+  return key;
+}
+
+std::string Percent(uint64_t part, uint64_t total) {
+  double p = total == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(total);
+  return absl::StrFormat("%.2f%%", p);
+}
+
+// perf's convert_unit: "881 ", "4K", "1M".
+std::string SampleCount(uint64_t n) {
+  char unit = ' ';
+  for (char u : {'K', 'M', 'G'}) {
+    if (n <= 1000) break;
+    n /= 1000;
+    unit = u;
+  }
+  return absl::StrCat(n, std::string(1, unit));
+}
+
+std::string PadRight(absl::string_view s, size_t width) {
+  std::string out(s);
+  if (out.size() < width) out.append(width - out.size(), ' ');
+  return out;
+}
+
+std::string PadLeft(absl::string_view s, size_t width) {
+  std::string out;
+  if (s.size() < width) out.assign(width - s.size(), ' ');
+  out.append(s.data(), s.size());
+  return out;
+}
+
+// ---- call graphs: perf's callchain tree and its `graph` printing ----------
+
+// A trie of the row's chains, one node per frame; perf's radix-tree nodes
+// (runs of frames with one way on and no chain ending inside) are formed
+// when printing.
+struct CallTree {
+  struct Node {
+    uint32_t location = kNone;
+    uint64_t hit = 0;    // period of the chains ending here
+    uint64_t cumul = 0;  // period of the chains through here
+    std::vector<uint32_t> children;
+  };
+  std::vector<Node> nodes{1};
+  absl::flat_hash_map<std::tuple<uint32_t, uint32_t, uint64_t>, uint32_t> index;
+
+  // Frames are one node when they name the same function (perf's
+  // CCKEY_FUNCTION), or the same address when unresolved.
+  void Add(const Profile& profile, const std::vector<uint32_t>& chain, uint64_t period) {
+    uint32_t at = 0;
+    nodes[0].cumul += period;
+    for (uint32_t loc_index : chain) {
+      const Location& loc = profile.locations[loc_index];
+      auto key = std::make_tuple(at, loc.function, loc.function == kNone ? loc.address : 0);
+      auto [it, inserted] = index.try_emplace(key, static_cast<uint32_t>(nodes.size()));
+      if (inserted) {
+        nodes.push_back(Node{loc_index, 0, 0, {}});
+        nodes[at].children.push_back(it->second);
+      }
+      at = it->second;
+      nodes[at].cumul += period;
+    }
+    nodes[at].hit += period;
+  }
+};
+
+class GraphPrinter {
+ public:
+  GraphPrinter(const Profile& profile, const CallTree& tree, uint64_t total, uint64_t min_hit,
+               std::string* out)
+      : profile_(profile), tree_(tree), total_(total), min_hit_(min_hit), out_(out) {}
+
+  // callchain__fprintf_graph: a single branch at the top that holds all of
+  // the row's period (`row_period`) is printed as "---" and its frames,
+  // without its percent (the row's own); then the tree, with a blank line
+  // after it when anything was printed.
+  void Print(uint64_t row_period, bool skip_first_frame) {
+    size_t before = out_->size();
+    uint32_t root = 0;
+    size_t left = 0;
+    std::vector<std::vector<uint32_t>> top = Branches(0);
+    if (top.size() == 1 && tree_.nodes[top[0][0]].cumul == row_period) {
+      bool printed = false;
+      for (size_t i = 0; i < top[0].size(); ++i) {
+        if (i == 0 && skip_first_frame) continue;
+        Margin(left);
+        if (!printed) {
+          out_->append("|\n");
+          Margin(left);
+          out_->append("---");
+          left += 3;
+          printed = true;
+        }
+        absl::StrAppend(out_, Name(top[0][i]), "\n");
+      }
+      root = top[0].back();
+    }
+    std::vector<bool> mask = {true};
+    Level(root, 1, mask, left);
+    if (out_->size() != before) out_->append("\n");
+  }
+
+ private:
+  // The children of `node` as perf's nodes (runs of trie nodes), those
+  // under the threshold left out, the heaviest first.
+  std::vector<std::vector<uint32_t>> Branches(uint32_t node) const {
+    std::vector<uint32_t> kids = tree_.nodes[node].children;
+    kids.erase(std::remove_if(kids.begin(), kids.end(),
+                              [&](uint32_t k) { return tree_.nodes[k].cumul < min_hit_; }),
+               kids.end());
+    std::stable_sort(kids.begin(), kids.end(), [&](uint32_t a, uint32_t b) {
+      return tree_.nodes[a].cumul > tree_.nodes[b].cumul;
+    });
+    std::vector<std::vector<uint32_t>> runs;
+    for (uint32_t k : kids) {
+      std::vector<uint32_t> run = {k};
+      while (tree_.nodes[run.back()].hit == 0 && tree_.nodes[run.back()].children.size() == 1)
+        run.push_back(tree_.nodes[run.back()].children[0]);
+      runs.push_back(std::move(run));
+    }
+    return runs;
+  }
+
+  void Level(uint32_t node, size_t depth, std::vector<bool> mask, size_t left) {
+    std::vector<std::vector<uint32_t>> branches = Branches(node);
+    std::vector<bool> new_mask = mask;
+    for (size_t b = 0; b < branches.size(); ++b) {
+      // The last branch closes its level's pipe.
+      if (b + 1 == branches.size()) new_mask[depth - 1] = false;
+      Margin(left);  // the separator line keeps the old mask
+      for (size_t i = 0; i < depth; ++i) out_->append(mask[i] ? "|          " : "           ");
+      out_->append("\n");
+      const std::vector<uint32_t>& run = branches[b];
+      for (size_t f = 0; f < run.size(); ++f) {
+        Margin(left);
+        for (size_t i = 0; i < depth; ++i) {
+          out_->append(new_mask[i] ? "|" : " ");
+          if (f == 0 && i == depth - 1)
+            absl::StrAppend(out_, "--", Percent(tree_.nodes[run[0]].cumul, total_), "--");
+          else
+            out_->append("          ");
+        }
+        absl::StrAppend(out_, Name(run[f]), "\n");
+      }
+      std::vector<bool> child_mask = new_mask;
+      child_mask.push_back(true);
+      Level(run.back(), depth + 1, child_mask, left);
+    }
+  }
+
+  void Margin(size_t left) { out_->append(12 + left, ' '); }
+
+  // callchain_list__sym_name: the symbol, or the address in hex.
+  std::string Name(uint32_t node) const {
+    const Location& loc = profile_.locations[tree_.nodes[node].location];
+    if (loc.function != kNone) return profile_.functions[loc.function].name;
+    return absl::StrFormat("%#x", loc.address);
+  }
+
+  const Profile& profile_;
+  const CallTree& tree_;
+  uint64_t total_, min_hit_;
+  std::string* out_;
+};
+
+// ---- one event's section ---------------------------------------------------
+
+struct Column {
+  std::string header;
+  bool right = false;
+};
+
+Column ColumnOf(SortKey k) {
+  switch (k) {
+    case SortKey::kComm: return {"Command", false};
+    case SortKey::kDso: return {"Shared Object", false};
+    case SortKey::kSym: return {"Symbol", false};
+    case SortKey::kPid: return {"Pid:Command", true};
+    case SortKey::kCpu: return {"CPU", true};
+    case SortKey::kSrcline: return {"Source:Line", false};
+  }
+  return {};
+}
+
+std::string Cell(const Profile& profile, const Srclines& srclines, SortKey k, const Row& row,
+                 size_t comm_width) {
+  absl::string_view comm = row.comm != kNone && row.comm < profile.comms.size()
+                               ? absl::string_view(profile.comms[row.comm])
+                               : absl::string_view(":-1");
+  const Location& loc = profile.locations[row.location];
+  switch (k) {
+    case SortKey::kComm: return std::string(comm);
+    case SortKey::kDso: return std::string(DsoShortName(profile, loc.mapping));
+    case SortKey::kSym:
+      return absl::StrCat(IsKernelFrame(profile, loc) ? "[k] " : "[.] ",
+                          TableSymbolName(profile, loc));
+    case SortKey::kPid: return absl::StrFormat("%7d:%s", row.tid, PadRight(comm, comm_width));
+    case SortKey::kCpu: return absl::StrFormat("%3d", row.cpu);
+    case SortKey::kSrcline: return srclines.strings[row.key.srcline];
+  }
+  return "";
+}
+
+void RenderEvent(const Profile& profile, const ReportOptions& options, uint32_t event,
+                 bool children, bool call_graph, bool caller_order, std::string* out) {
+  const Uses uses = UsesOf(options.sort);
+  const Srclines srclines = uses.srcline ? SrclinesOf(profile) : Srclines{};
+
+  // Samples summed by stack and the sample-side keys.
+  std::vector<Group> groups;
+  absl::flat_hash_map<GroupKey, uint32_t> group_index;
+  uint64_t total = 0, samples = 0;
+  for (const symbolize::Sample& s : profile.samples) {
+    if (s.event != event || s.stack == kNone) continue;
+    GroupKey g;
+    g.stack = s.stack;
+    if (uses.comm) g.comm = s.comm;
+    if (uses.tid) g.tid = s.tid;
+    if (uses.cpu) g.cpu = s.cpu;
+    auto [it, inserted] = group_index.try_emplace(g, static_cast<uint32_t>(groups.size()));
+    if (inserted) groups.push_back(Group{g, 0});
+    groups[it->second].period += s.period;
+    total += s.period;
+    ++samples;
+  }
+
+  // Rows: each group's leaf is its Self; in children mode every distinct
+  // key of its stack gets its Children (once per stack, at the leaf-most place).
+  std::vector<Row> rows;
+  absl::flat_hash_map<RowKey, uint32_t> row_index;
+  auto row_of = [&](const GroupKey& g, uint32_t loc) -> Row& {
+    RowKey key = KeyOf(profile, uses, srclines, g, loc);
+    auto [it, inserted] = row_index.try_emplace(key, static_cast<uint32_t>(rows.size()));
+    if (inserted) {
+      Row r;
+      r.key = key;
+      r.location = loc;
+      r.comm = g.comm;
+      r.tid = g.tid;
+      r.cpu = g.cpu;
+      rows.push_back(std::move(r));
+    }
+    return rows[it->second];
+  };
+  for (uint32_t gi = 0; gi < groups.size(); ++gi) {
+    const Group& group = groups[gi];
+    const uint32_t* begin = profile.stack_begin(group.key.stack);
+    const uint32_t* end = profile.stack_end(group.key.stack);
+    if (begin == end) continue;
+    Row& leaf = row_of(group.key, *begin);
+    leaf.self += group.period;
+    if (!children) {
+      if (call_graph) leaf.contributions.push_back({gi, 0});
+      continue;
+    }
+    for (const uint32_t* p = begin; p != end; ++p) {
+      Row& row = row_of(group.key, *p);
+      if (row.last_group == gi) continue;  // recursion: once per stack
+      row.last_group = gi;
+      row.children += group.period;
+      if (call_graph) row.contributions.push_back({gi, static_cast<uint32_t>(p - begin)});
+    }
+  }
+
+  size_t comm_width = 0;
+  if (uses.tid)
+    for (const Row& r : rows)
+      if (r.comm != kNone && r.comm < profile.comms.size())
+        comm_width = std::max(comm_width, profile.comms[r.comm].size());
+  for (Row& r : rows)
+    for (SortKey k : options.sort) r.cells.push_back(Cell(profile, srclines, k, r, comm_width));
+
+  auto weight = [&](const Row& r) { return children ? r.children : r.self; };
+  // Sorted as indices (a Row is large): heaviest first, then the larger
+  // Self; ties (the many one-sample rows) by the row's key, numerically (a
+  // string comparison of the cells cost more than the rest of the sort).
+  std::vector<uint32_t> order(rows.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint32_t i, uint32_t j) {
+    const Row& a = rows[i];
+    const Row& b = rows[j];
+    if (weight(a) != weight(b)) return weight(a) > weight(b);
+    if (a.self != b.self) return a.self > b.self;
+    return a.key.Tie() < b.key.Tie();
+  });
+
+  // Header, as perf prints it.
+  const symbolize::Event& ev = profile.events[event];
+  absl::StrAppend(out, "# Samples: ", SampleCount(samples), " of event '", ev.name, "'\n");
+  absl::StrAppend(out, "# Event count (approx.): ", total, "\n#\n");
+  std::vector<Column> columns;
+  std::vector<size_t> widths;
+  if (children) columns = {{"Children", true}, {"Self", true}};
+  else columns = {{"Overhead", true}};
+  for (size_t c = 0; c < columns.size(); ++c) widths.push_back(8);
+  for (size_t k = 0; k < options.sort.size(); ++k) {
+    columns.push_back(ColumnOf(options.sort[k]));
+    size_t w = columns.back().header.size();
+    for (const Row& r : rows) w = std::max(w, r.cells[k].size());
+    widths.push_back(w);
+  }
+  std::string header = "#", dots = "#";
+  for (size_t c = 0; c < columns.size(); ++c) {
+    absl::StrAppend(&header, c == 0 ? " " : "  ",
+                    columns[c].right ? PadLeft(columns[c].header, widths[c])
+                                     : PadRight(columns[c].header, widths[c]));
+    absl::StrAppend(&dots, c == 0 ? " " : "  ", std::string(widths[c], '.'));
+  }
+  absl::StrAppend(out, header, "\n", dots, "\n#\n");
+
+  const size_t value_columns = children ? 2 : 1;
+  const uint64_t min_hit =
+      static_cast<uint64_t>(static_cast<double>(total) * options.graph_threshold / 100.0);
+  const bool skip_first = !options.sort.empty() && options.sort[0] == SortKey::kSym;
+  for (uint32_t index : order) {
+    const Row& r = rows[index];
+    double percent = total == 0 ? 0 : 100.0 * static_cast<double>(weight(r)) / total;
+    if (percent < options.percent_limit) continue;
+    std::string line = " ";
+    std::vector<std::string> values;
+    if (children) values = {Percent(r.children, total), Percent(r.self, total)};
+    else values = {Percent(r.self, total)};
+    for (size_t c = 0; c < columns.size(); ++c) {
+      absl::string_view cell = c < value_columns ? values[c] : r.cells[c - value_columns];
+      bool last = c + 1 == columns.size();
+      absl::StrAppend(&line, " ", c == 0 ? "" : " ",
+                      columns[c].right ? PadLeft(cell, widths[c])
+                                       : (last ? std::string(cell) : PadRight(cell, widths[c])));
+    }
+    absl::StrAppend(out, line, "\n");
+    // A row lighter than the threshold has no branch to draw.
+    if (!call_graph || r.contributions.empty() || weight(r) < min_hit) continue;
+
+    // The row's chains: in caller order root to leaf (for a Children row,
+    // from the row's frame down to the leaf), in callee order leaf to root
+    // (from the row's frame up).
+    CallTree tree;
+    std::vector<uint32_t> chain;
+    for (const Contribution& c : r.contributions) {
+      const Group& g = groups[c.group];
+      const uint32_t* begin = profile.stack_begin(g.key.stack);
+      const uint32_t n = profile.stacks[g.key.stack].size;
+      chain.clear();
+      if (caller_order) {
+        uint32_t from = c.position == 0 ? n - 1 : c.position;
+        for (uint32_t i = from + 1; i-- > 0;) chain.push_back(begin[i]);
+      } else {
+        for (uint32_t i = c.position; i < n; ++i) chain.push_back(begin[i]);
+      }
+      tree.Add(profile, chain, g.period);
+    }
+    GraphPrinter(profile, tree, total, min_hit, out).Print(weight(r), skip_first);
+  }
+  out->append("\n\n");
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<SortKey>> ParseSortKeys(absl::string_view keys) {
+  std::vector<SortKey> out;
+  for (absl::string_view word : absl::StrSplit(keys, ',')) {
+    SortKey k;
+    if (word == "comm") k = SortKey::kComm;
+    else if (word == "dso") k = SortKey::kDso;
+    else if (word == "sym" || word == "symbol") k = SortKey::kSym;
+    else if (word == "pid" || word == "tid") k = SortKey::kPid;
+    else if (word == "cpu") k = SortKey::kCpu;
+    else if (word == "srcline") k = SortKey::kSrcline;
+    else
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown sort key '", word, "' (known: comm, dso, sym, pid, tid, cpu, srcline)"));
+    if (std::find(out.begin(), out.end(), k) != out.end())
+      return absl::InvalidArgumentError(absl::StrCat("sort key '", word, "' given twice"));
+    out.push_back(k);
+  }
+  return out;
+}
+
+absl::Status ParseCallGraphOption(absl::string_view value, ReportOptions* options) {
+  options->call_graph = true;
+  for (absl::string_view word : absl::StrSplit(value, ',', absl::SkipEmpty())) {
+    double threshold = 0;
+    if (word == "none") options->call_graph = false;
+    else if (word == "graph" || word == "fractal" || word == "flat" || word == "folded") continue;
+    else if (word == "caller") options->caller_order = true;
+    else if (word == "callee") options->caller_order = false;
+    else if (word == "function" || word == "address" || word == "percent") continue;
+    else if (absl::SimpleAtod(word, &threshold) && threshold >= 0 && threshold <= 100)
+      options->graph_threshold = threshold;
+    else
+      return absl::InvalidArgumentError(absl::StrCat(
+          "'", word, "' is not graph, none, caller, callee or a threshold percent"));
+  }
+  return absl::OkStatus();
+}
+
+bool HasCallChains(const Profile& profile) {
+  for (const symbolize::Stack& s : profile.stacks)
+    if (s.size > 1) return true;
+  return false;
+}
+
+std::string RenderReportTable(const Profile& profile, const ReportOptions& options) {
+  const bool chains = HasCallChains(profile);
+  const bool children = options.children.value_or(chains);
+  const bool call_graph = options.call_graph.value_or(chains);
+  const bool caller_order = options.caller_order.value_or(children);
+  std::string out =
+      "# To display the perf.data header info, please use --header/--header-only options.\n#\n#\n";
+  absl::StrAppend(&out, "# Total Lost Samples: ", profile.lost, "\n#\n");
+  std::vector<bool> sampled(profile.events.size(), false);
+  for (const symbolize::Sample& s : profile.samples)
+    if (s.event < sampled.size()) sampled[s.event] = true;
+  for (uint32_t e = 0; e < profile.events.size(); ++e)
+    if (sampled[e]) RenderEvent(profile, options, e, children, call_graph, caller_order, &out);
+  return out;
+}
+
+}  // namespace perfring::report

@@ -1,0 +1,310 @@
+// `perfring report`'s table on hand-built Profiles: perf's layout, percents
+// of the event's period, sort keys, children, call graphs, --percent-limit.
+#include "report/report_table.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/report/test_profile.h"
+#include "tests/report/workload.h"
+
+namespace perfring::report {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing::TestProfile;
+using testing::Workload;
+
+// The table's rows (the lines after the "#" header block of the first event).
+std::vector<std::string> Rows(const std::string& text) {
+  std::vector<std::string> rows;
+  for (absl::string_view line : absl::StrSplit(text, '\n'))
+    if (!line.empty() && line[0] != '#' && line[0] == ' ' && line.size() > 4 && line[4] != ' ')
+      rows.emplace_back(line);
+  return rows;
+}
+
+ReportOptions NoChildren() {
+  ReportOptions o;
+  o.children = false;
+  o.call_graph = false;
+  return o;
+}
+
+TEST(ReportTable, LaysOutPerfsHeaderAndColumns) {
+  std::string text = RenderReportTable(Workload(), NoChildren());
+  EXPECT_EQ(text,
+            "# To display the perf.data header info, please use --header/--header-only options.\n"
+            "#\n"
+            "#\n"
+            "# Total Lost Samples: 0\n"
+            "#\n"
+            "# Samples: 10  of event 'cpu-clock'\n"
+            "# Event count (approx.): 100\n"
+            "#\n"
+            "# Overhead  Command   Shared Object      Symbol                \n"
+            "# ........  ........  .................  ......................\n"
+            "#\n"
+            "    60.00%  hot_loop  hot_loop           [.] hot_function\n"
+            "    20.00%  hot_loop  [kernel.kallsyms]  [k] do_syscall_64\n"
+            "    10.00%  hot_loop  hot_loop           [.] 0x0000000000001234\n"
+            "    10.00%  hot_loop  libc.so.6          [.] __GI___libc_write\n"
+            "\n"
+            "\n");
+}
+
+TEST(ReportTable, OverheadIsTheShareOfThePeriodNotOfTheSamples) {
+  TestProfile t;
+  uint32_t e = t.Event("cpu-clock");
+  uint32_t c = t.Comm("x");
+  uint32_t m = t.Mapping("/bin/x");
+  uint32_t a = t.Frame("a", m, 0x400010), b = t.Frame("b", m, 0x400020);
+  t.Sample(e, c, 1, {a}, 300);  // one sample, three quarters of the period
+  t.Sample(e, c, 1, {b}, 50);
+  t.Sample(e, c, 1, {b}, 50);
+  std::vector<std::string> rows = Rows(RenderReportTable(t.profile(), NoChildren()));
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_THAT(rows[0], HasSubstr("75.00%"));
+  EXPECT_THAT(rows[0], HasSubstr("[.] a"));
+  EXPECT_THAT(rows[1], HasSubstr("25.00%"));
+}
+
+TEST(ReportTable, SampleCountIsAbbreviatedAsPerf) {
+  TestProfile t;
+  uint32_t e = t.Event("task-clock");
+  uint32_t c = t.Comm("x");
+  uint32_t a = t.Frame("a", t.Mapping("/bin/x"), 0x400010);
+  for (int i = 0; i < 4321; ++i) t.Sample(e, c, 1, {a});
+  EXPECT_THAT(RenderReportTable(t.profile(), NoChildren()),
+              HasSubstr("# Samples: 4K of event 'task-clock'\n# Event count (approx.): 4321\n"));
+}
+
+TEST(ReportTable, SortKeysChooseTheColumnsInTheirOrder) {
+  ReportOptions o = NoChildren();
+  o.sort = *ParseSortKeys("sym,dso");
+  std::string text = RenderReportTable(Workload(), o);
+  EXPECT_THAT(text, HasSubstr("# Overhead  Symbol                  Shared Object    \n"));
+  EXPECT_THAT(text, HasSubstr("    60.00%  [.] hot_function        hot_loop\n"));
+
+  o.sort = *ParseSortKeys("dso");
+  std::vector<std::string> rows = Rows(RenderReportTable(Workload(), o));
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0], "    70.00%  hot_loop");
+  EXPECT_EQ(rows[1], "    20.00%  [kernel.kallsyms]");
+  EXPECT_EQ(rows[2], "    10.00%  libc.so.6");
+}
+
+TEST(ReportTable, PidKeyIsTheThreadWithItsCommand) {
+  TestProfile t;
+  uint32_t e = t.Event("cpu-clock");
+  uint32_t x = t.Comm("worker"), y = t.Comm("main");
+  uint32_t a = t.Frame("a", t.Mapping("/bin/x"), 0x400010);
+  t.Sample(e, x, 11, {a});
+  t.Sample(e, x, 11, {a});
+  t.Sample(e, y, 10, {a});
+  ReportOptions o = NoChildren();
+  o.sort = *ParseSortKeys("pid");
+  std::vector<std::string> rows = Rows(RenderReportTable(t.profile(), o));
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0], "    66.67%       11:worker");
+  EXPECT_EQ(rows[1], "    33.33%       10:main  ");
+}
+
+TEST(ReportTable, SrclineKeyIsFileAndLineOrFunctionAndOffset) {
+  TestProfile t;
+  uint32_t e = t.Event("cpu-clock");
+  uint32_t c = t.Comm("x");
+  uint32_t m = t.Mapping("/bin/x");
+  uint32_t a1 = t.Frame("a", m, 0x400010), a2 = t.Frame("a", m, 0x400014);
+  uint32_t b = t.Frame("b", m, 0x400030);
+  symbolize::Profile& p = t.profile();
+  for (uint32_t l : {a1, a2}) {
+    p.locations[l].srcfile = "/src/dir/x.c";
+    p.locations[l].line = 18;  // two addresses of one line: one row
+  }
+  p.locations[b].symbol_offset = 12;
+  t.Sample(e, c, 1, {a1});
+  t.Sample(e, c, 1, {a2});
+  t.Sample(e, c, 1, {b});
+  t.Sample(e, c, 1, {t.Unresolved(symbolize::kNone, 0x10)});
+  ReportOptions o = NoChildren();
+  o.sort = *ParseSortKeys("srcline");
+  std::string text = RenderReportTable(p, o);
+  EXPECT_THAT(text, HasSubstr("# Overhead  Source:Line\n"));
+  std::vector<std::string> rows = Rows(text);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0], "    50.00%  x.c:18");
+  EXPECT_EQ(rows[1], "    25.00%  b+12");
+  EXPECT_EQ(rows[2], "    25.00%  ??:0");
+}
+
+TEST(ReportTable, ParseSortKeysRefusesUnknownAndRepeatedKeys) {
+  EXPECT_FALSE(ParseSortKeys("sym,weight").ok());
+  EXPECT_THAT(std::string(ParseSortKeys("sym,weight").status().message()), HasSubstr("'weight'"));
+  EXPECT_FALSE(ParseSortKeys("sym,symbol").ok());
+  EXPECT_FALSE(ParseSortKeys("").ok());
+  EXPECT_EQ(ParseSortKeys("comm,dso,sym,pid,cpu,srcline")->size(), 6u);
+}
+
+TEST(ReportTable, ChildrenCountEachStackOnceAndSortByChildren) {
+  ReportOptions o;
+  o.children = true;
+  o.call_graph = false;
+  std::vector<std::string> rows = Rows(RenderReportTable(Workload(), o));
+  ASSERT_GE(rows.size(), 8u);
+  EXPECT_EQ(rows[0], "    90.00%     0.00%  hot_loop  hot_loop           [.] main");
+  EXPECT_EQ(rows[1], "    90.00%     0.00%  hot_loop  libc.so.6          [.] __libc_start_call_main");
+  EXPECT_EQ(rows[2], "    60.00%    60.00%  hot_loop  hot_loop           [.] hot_function");
+  EXPECT_THAT(rows[3], HasSubstr("30.00%    10.00%  hot_loop  libc.so.6          [.] __GI___libc_write"));
+}
+
+TEST(ReportTable, RecursionCountsOnce) {
+  TestProfile t;
+  uint32_t e = t.Event("cpu-clock");
+  uint32_t c = t.Comm("x");
+  uint32_t m = t.Mapping("/bin/x");
+  uint32_t f1 = t.Frame("fib", m, 0x400010), f2 = t.Frame("fib", m, 0x400030);
+  uint32_t main = t.Frame("main", m, 0x400100);
+  t.Sample(e, c, 1, {f1, f2, f2, main});
+  ReportOptions o;
+  o.children = true;
+  o.call_graph = false;
+  std::vector<std::string> rows = Rows(RenderReportTable(t.profile(), o));
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_THAT(rows[0], HasSubstr("100.00%   100.00%  x        x              [.] fib"));
+}
+
+TEST(ReportTable, DefaultsToChildrenAndGraphsOnlyWithCallChains) {
+  EXPECT_TRUE(HasCallChains(Workload()));
+  EXPECT_THAT(RenderReportTable(Workload(), ReportOptions()), HasSubstr("# Children      Self"));
+  TestProfile t;
+  uint32_t e = t.Event("cpu-clock");
+  t.Sample(e, t.Comm("x"), 1, {t.Frame("a", t.Mapping("/bin/x"), 0x400010)});
+  EXPECT_FALSE(HasCallChains(t.profile()));
+  EXPECT_THAT(RenderReportTable(t.profile(), ReportOptions()), HasSubstr("# Overhead  Command"));
+}
+
+TEST(ReportTable, PercentLimitHidesSmallRows) {
+  ReportOptions o = NoChildren();
+  o.percent_limit = 15;
+  std::vector<std::string> rows = Rows(RenderReportTable(Workload(), o));
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_THAT(rows[1], HasSubstr("do_syscall_64"));
+}
+
+TEST(ReportTable, CalleeGraphBelowARowAsPerfDrawsIt) {
+  ReportOptions o;
+  o.children = false;
+  o.call_graph = true;
+  std::string text = RenderReportTable(Workload(), o);
+  // A single chain: "---" and its frames, leaf first.
+  EXPECT_THAT(text, HasSubstr("    60.00%  hot_loop  hot_loop           [.] hot_function\n"
+                              "            |\n"
+                              "            ---hot_function\n"
+                              "               main\n"
+                              "               __libc_start_call_main\n"
+                              "\n"));
+  // Two chains from the same leaf: the branch point, then one branch per
+  // caller with its share of the event, the last one closing the pipe.
+  EXPECT_THAT(text, HasSubstr("    10.00%  hot_loop  libc.so.6          [.] __GI___libc_write\n"
+                              "            |\n"
+                              "            ---__GI___libc_write\n"
+                              "               syscall_loop\n"
+                              "               main\n"
+                              "               __libc_start_call_main\n"));
+}
+
+TEST(ReportTable, CallerGraphBranchesWithPercents) {
+  ReportOptions o;
+  o.children = true;
+  o.call_graph = true;
+  std::string text = RenderReportTable(Workload(), o);
+  EXPECT_THAT(text, HasSubstr("    90.00%     0.00%  hot_loop  hot_loop           [.] main\n"
+                              "            |\n"
+                              "            ---main\n"
+                              "               |          \n"
+                              "               |--60.00%--hot_function\n"
+                              "               |          \n"
+                              "                --30.00%--syscall_loop\n"
+                              "                          __GI___libc_write\n"
+                              "                          |          \n"
+                              "                           --20.00%--entry_SYSCALL_64\n"
+                              "                                     do_syscall_64\n"
+                              "\n"));
+}
+
+// Regression: a lone top branch was drawn as "---" (the row's own percent,
+// not printed) even when branches under the threshold held part of the
+// row's period; perf then draws it as a branch with its percent.
+TEST(ReportTable, LoneTopBranchWithLessThanTheRowKeepsItsPercent) {
+  TestProfile t;
+  uint32_t e = t.Event("cpu-clock");
+  uint32_t c = t.Comm("x");
+  uint32_t m = t.Mapping("/bin/x");
+  uint32_t k = t.Mapping("[kernel.kallsyms]", true, 0xffffffff81000000, 0xffffffff82000000);
+  uint32_t hot = t.Frame("hot", m, 0x400010), main = t.Frame("main", m, 0x400100);
+  uint32_t irq = t.Frame("irq", k, 0xffffffff81000100);
+  for (int i = 0; i < 6; ++i) t.Sample(e, c, 1, {hot, main}, 10);
+  for (int i = 0; i < 4; ++i) t.Sample(e, c, 1, {irq, hot, main}, 1);
+  ReportOptions o;
+  o.children = true;
+  o.call_graph = true;
+  o.graph_threshold = 10;
+  EXPECT_THAT(RenderReportTable(t.profile(), o),
+              HasSubstr("   100.00%    93.75%  x        x                  [.] hot\n"
+                        "            |          \n"
+                        "             --93.75%--main\n"
+                        "                       hot\n"
+                        "\n"));
+}
+
+TEST(ReportTable, GraphThresholdLeavesOutSmallBranches) {
+  ReportOptions o;
+  o.children = true;
+  o.call_graph = true;
+  ASSERT_TRUE(ParseCallGraphOption("graph,25,caller", &o).ok());
+  std::string text = RenderReportTable(Workload(), o);
+  EXPECT_THAT(text, HasSubstr("---main\n"
+                              "               |          \n"
+                              "               |--60.00%--hot_function\n"
+                              "               |          \n"
+                              "                --30.00%--syscall_loop\n"
+                              "                          __GI___libc_write\n"
+                              "\n"));
+  EXPECT_FALSE(ParseCallGraphOption("graph,lots", &o).ok());
+  ASSERT_TRUE(ParseCallGraphOption("none", &o).ok());
+  EXPECT_THAT(RenderReportTable(Workload(), o), Not(HasSubstr("---")));
+}
+
+TEST(ReportTable, OneSectionPerEventEachWithItsOwnTotal) {
+  TestProfile t;
+  uint32_t e1 = t.Event("cpu-clock"), e2 = t.Event("page-faults");
+  uint32_t c = t.Comm("x");
+  uint32_t m = t.Mapping("/bin/x");
+  uint32_t a = t.Frame("a", m, 0x400010), b = t.Frame("b", m, 0x400020);
+  t.Sample(e1, c, 1, {a}, 10);
+  t.Sample(e2, c, 1, {b}, 1);
+  t.Sample(e2, c, 1, {a}, 3);
+  std::string text = RenderReportTable(t.profile(), NoChildren());
+  EXPECT_THAT(text, HasSubstr("# Samples: 1  of event 'cpu-clock'\n# Event count (approx.): 10\n"));
+  EXPECT_THAT(text, HasSubstr("# Samples: 2  of event 'page-faults'\n# Event count (approx.): 4\n"));
+  EXPECT_THAT(text, HasSubstr("    75.00%  x        x              [.] a\n    25.00%  x        x              [.] b\n"));
+}
+
+TEST(ReportTable, UnresolvedKernelAndUnmappedAddressesAsPerf) {
+  TestProfile t;
+  uint32_t e = t.Event("cpu-clock");
+  uint32_t c = t.Comm("x");
+  t.Sample(e, c, 1, {t.Unresolved(symbolize::kNone, 0x6c, true)});
+  t.Sample(e, c, 1, {t.Unresolved(symbolize::kNone, 0, false)});
+  std::string text = RenderReportTable(t.profile(), NoChildren());
+  EXPECT_THAT(text, HasSubstr("[unknown]      [k] 0x000000000000006c"));
+  EXPECT_THAT(text, HasSubstr("[unknown]      [.] 0000000000000000"));
+}
+
+}  // namespace
+}  // namespace perfring::report
