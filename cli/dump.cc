@@ -44,7 +44,12 @@ absl::Status DumpHeader(const Reader& reader, FILE* out) {
 }  // namespace
 
 absl::Status RunDump(const DumpOptions& options, FILE* out, FILE* err) {
-  absl::StatusOr<std::unique_ptr<Reader>> reader = Reader::Open(options.path);
+  // JSON Lines in file order reads a stream once, as it comes, in bounded
+  // memory; the rest needs it whole (sorting, perf-json's two passes).
+  const bool stream = options.format != DumpOptions::Format::kPerfJson &&
+                      options.sort != DumpOptions::Sort::kTime && !options.header_only;
+  absl::StatusOr<std::unique_ptr<Reader>> reader =
+      Reader::Open(options.path, stream ? Reader::Mode::kStream : Reader::Mode::kWhole);
   if (!reader.ok()) return reader.status();
   Reader& r = **reader;
   if (!r.tracing_data_status().ok()) {
@@ -68,7 +73,8 @@ absl::Status RunDump(const DumpOptions& options, FILE* out, FILE* err) {
     std::optional<TimeOrderedRecords> sorted;
     // Each sample's thread name (read first, from COMM and FORK records), so
     // that JSON samples carry "comm". Outlives the sink, which renders it.
-    absl::StatusOr<ThreadNames> names = ThreadNames::Collect(r);
+    // A stream read once learns them as it goes (ThreadNames::Follow).
+    absl::StatusOr<ThreadNames> names = r.streaming() ? ThreadNames() : ThreadNames::Collect(r);
     if (!names.ok()) return names.status();
     JsonLinesWriter sink(out, options.threads > 0 ? options.threads : DefaultThreads());
     if (options.sort == DumpOptions::Sort::kTime) {
@@ -83,6 +89,7 @@ absl::Status RunDump(const DumpOptions& options, FILE* out, FILE* err) {
     } else {
       uint64_t position = 0;
       PERFDATA_RETURN_IF_ERROR(r.ForEachRecord([&](const RecordRef& ref) {
+        if (r.streaming()) PERFDATA_RETURN_IF_ERROR(names->Follow(ref, position));
         return sink.Add(ref, names->CommOfSample(ref, position++));
       }));
     }

@@ -101,20 +101,29 @@ absl::StatusOr<uint64_t> PayloadSize(const uint8_t* rec, const RecordHeader& h, 
 // Reads fd to its end into *out, or (pipe mode, `pipe_mode`) until the first
 // record whose header is malformed: Init then reports it, and a stream of
 // junk after a pipe header ends at once instead of filling memory. *out
-// already holds the first bytes of the input.
-absl::Status ReadInput(int fd, bool pipe_mode, std::string* out) {
+// already holds the first bytes of the input. With `prefix_end` (pipe mode),
+// it stops at the first kernel record instead, whose offset it sets there
+// (the size of *out when no kernel record came): the metadata prefix of a
+// stream that is read on as it comes (Reader::Mode::kStream).
+absl::Status ReadInput(int fd, bool pipe_mode, std::string* out, uint64_t* prefix_end = nullptr) {
   uint64_t next = kPipeHeaderSize;  // pipe mode: the next record's offset
   const uint64_t limit = InMemoryLimit();
   char buf[1 << 16];
   for (;;) {
+    if (prefix_end != nullptr) *prefix_end = std::min<uint64_t>(next, out->size());
     while (pipe_mode && next <= out->size() && out->size() - next >= 8) {
       const uint8_t* rec = reinterpret_cast<const uint8_t*>(out->data()) + next;
       const RecordHeader h = RecordHeader::At(rec);
+      if (prefix_end != nullptr && h.type < kFirstUserRecordType) {
+        *prefix_end = next;
+        return absl::OkStatus();
+      }
       if (h.size < 8) return absl::OkStatus();
       if (h.size > out->size() - next) break;
       const absl::StatusOr<uint64_t> payload = PayloadSize(rec, h, next);
       if (!payload.ok() || *payload > UINT64_MAX - next - h.size) return absl::OkStatus();
       next += h.size + *payload;
+      if (prefix_end != nullptr) *prefix_end = std::min<uint64_t>(next, out->size());
     }
     const ssize_t n = read(fd, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
@@ -227,7 +236,7 @@ uint64_t InMemoryLimit() {
   return limit;
 }
 
-absl::StatusOr<std::unique_ptr<Reader>> Reader::Open(const std::string& path) {
+absl::StatusOr<std::unique_ptr<Reader>> Reader::Open(const std::string& path, Mode mode) {
   std::unique_ptr<Reader> r(new Reader());
   const bool use_stdin = path == "-";
   const int fd = use_stdin ? STDIN_FILENO : open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -258,7 +267,10 @@ absl::StatusOr<std::unique_ptr<Reader>> Reader::Open(const std::string& path) {
   if (regular && !use_stdin) r->mtime_ = st.st_mtime;
   // Stdin may be a regular file read from an offset: map only from the start.
   if (regular && st.st_size > 0 && lseek(fd, 0, SEEK_CUR) == static_cast<off_t>(got)) {
-    void* m = mmap(nullptr, st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    // Not populated: a pass faults the pages in as it goes (read ahead,
+    // MADV_SEQUENTIAL) and gives them back behind it (ReleaseBehind), so a
+    // file of any size is read in bounded resident memory.
+    void* m = mmap(nullptr, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (m != MAP_FAILED) {
       madvise(m, st.st_size, MADV_SEQUENTIAL);
       r->mapping_ = m;
@@ -268,7 +280,19 @@ absl::StatusOr<std::unique_ptr<Reader>> Reader::Open(const std::string& path) {
   }
   if (r->mapping_ == nullptr) {  // a pipe, or mmap refused: read it (file mode: all of it)
     r->owned_.assign(reinterpret_cast<const char*>(start), got);
-    if (absl::Status s = ReadInput(fd, pipe_mode, &r->owned_); !s.ok()) return read_error(s);
+    if (mode == Mode::kStream && pipe_mode) {
+      // Only the metadata prefix now; ForEachRecord reads on from the fd.
+      uint64_t prefix_end = 0;
+      if (absl::Status s = ReadInput(fd, pipe_mode, &r->owned_, &prefix_end); !s.ok()) return read_error(s);
+      r->stream_window_ = r->owned_.substr(prefix_end);
+      r->owned_.resize(prefix_end);
+      r->stream_fd_ = fd;
+      r->owns_stream_fd_ = closer.own;
+      r->stream_path_ = path;
+      closer.own = false;
+    } else if (absl::Status s = ReadInput(fd, pipe_mode, &r->owned_); !s.ok()) {
+      return read_error(s);
+    }
     r->data_ = reinterpret_cast<const uint8_t*>(r->owned_.data());
     r->size_ = r->owned_.size();
   }
@@ -285,8 +309,21 @@ absl::StatusOr<std::unique_ptr<Reader>> Reader::FromBytes(std::string bytes) {
   return r;
 }
 
+void Reader::ReleaseBehind(const uint8_t* at) {
+  // The mapping is read-only and private, so its pages are never written:
+  // MADV_DONTNEED only unmaps them, and a later access (a RecordRef handed
+  // out earlier, a render thread behind the cursor) faults the same bytes
+  // back in from the file.
+  if (mapping_ == nullptr || at < released_ || at - released_ < kReleaseStep) return;
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  uint8_t* end = reinterpret_cast<uint8_t*>(reinterpret_cast<uintptr_t>(at) & ~(page - 1));
+  madvise(const_cast<uint8_t*>(released_), end - released_, MADV_DONTNEED);
+  released_ = end;
+}
+
 Reader::~Reader() {
   if (mapping_ != nullptr) munmap(mapping_, size_);
+  if (owns_stream_fd_) close(stream_fd_);
 }
 
 absl::Status Reader::Init() {
@@ -338,6 +375,7 @@ absl::Status Reader::ParseFileHeader() {
     }
     header_.data.size = whole;
     header_.cut_short = true;
+    if (mapping_ != nullptr) madvise(mapping_, size_, MADV_DONTNEED);  // as ReleaseBehind
   }
   header_.feature_table_offset = header_.data.offset + header_.data.size;
 
@@ -404,12 +442,14 @@ absl::Status Reader::ParseFileHeader() {
 
 absl::Status Reader::ParseMetadata() {
   std::vector<EventDescEntry> attrs = std::move(pending_attrs_);
+  released_ = data_;
   absl::flat_hash_map<uint64_t, std::string> update_names;
   std::vector<std::pair<uint64_t, uint64_t>> index_ids;  // {record offset, id}
 
   PERFDATA_RETURN_IF_ERROR(WalkRecords(
       data_ + header_.data.offset, header_.data.size, header_.data.offset,
       [&](const uint8_t* rec, uint32_t size, uint64_t offset, absl::Span<const uint8_t> payload) -> absl::Status {
+        ReleaseBehind(rec);
         const uint32_t type = RecordHeader::At(rec).type;
         // Kernel records (nearly all of them) carry no metadata.
         if (ABSL_PREDICT_TRUE(type < kFirstUserRecordType)) return absl::OkStatus();
@@ -509,7 +549,15 @@ absl::Status Reader::ParseMetadata() {
 }
 
 absl::Status Reader::ForEachRecord(absl::FunctionRef<absl::Status(const RecordRef&)> fn) {
+  if (streaming()) {
+    if (stream_read_) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(stream_path_, " is a stream: its records can be read once"));
+    }
+    stream_read_ = true;
+  }
   stats_ = ReadStats();
+  released_ = data_;
   CompressedStream compressed;
   // Hands one record to fn after routing it to its event.
   auto deliver = [&](RecordRef& ref) -> absl::Status {
@@ -526,9 +574,10 @@ absl::Status Reader::ForEachRecord(absl::FunctionRef<absl::Status(const RecordRe
     ++stats_.records;
     return fn(ref);
   };
-  PERFDATA_RETURN_IF_ERROR(WalkRecords(
-      data_ + header_.data.offset, header_.data.size, header_.data.offset,
-      [&](const uint8_t* rec, uint32_t size, uint64_t offset, absl::Span<const uint8_t> payload) -> absl::Status {
+  bool transient = false;  // the records of a stream, after its prefix
+  const auto on_record = [&](const uint8_t* rec, uint32_t size, uint64_t offset,
+                             absl::Span<const uint8_t> payload) -> absl::Status {
+        ReleaseBehind(rec);
         const uint32_t type = RecordHeader::At(rec).type;
         if (type == kRecordCompressed || type == kRecordCompressed2) {
           ++stats_.compressed_chunks;
@@ -548,6 +597,7 @@ absl::Status Reader::ForEachRecord(absl::FunctionRef<absl::Status(const RecordRe
           chunk_ref.bytes = rec;
           chunk_ref.size = size;
           chunk_ref.offset = offset;
+          chunk_ref.transient = transient;
           PERFDATA_RETURN_IF_ERROR(deliver(chunk_ref));
           absl::Status delivered;
           absl::Status s = compressed.Feed(chunk, chunk_size, [&](const uint8_t* bytes, uint32_t n) {
@@ -556,6 +606,7 @@ absl::Status Reader::ForEachRecord(absl::FunctionRef<absl::Status(const RecordRe
             ref.size = n;
             ref.offset = offset;
             ref.decompressed = true;
+            ref.transient = true;
             delivered = deliver(ref);
             return delivered;
           });
@@ -568,13 +619,69 @@ absl::Status Reader::ForEachRecord(absl::FunctionRef<absl::Status(const RecordRe
         ref.size = size;
         ref.offset = offset;
         ref.payload = payload;
+        ref.transient = transient;
         return deliver(ref);
-      }));
+      };
+  PERFDATA_RETURN_IF_ERROR(WalkRecords(data_ + header_.data.offset, header_.data.size,
+                                       header_.data.offset, on_record));
+  if (streaming()) {
+    transient = true;
+    PERFDATA_RETURN_IF_ERROR(ReadStreamOn(on_record));
+  }
   if (compressed.pending() != 0) {
-    return Malformed(header_.data.offset + header_.data.size,
+    return Malformed(streaming() ? stream_offset_ : header_.data.offset + header_.data.size,
                      absl::StrCat("compressed data ends inside a record (", compressed.pending(), " bytes left over)"));
   }
   return absl::OkStatus();
+}
+
+template <typename Fn>
+absl::Status Reader::ReadStreamOn(Fn&& on_record) {
+  // stream_window_ holds the bytes read from stream_offset_ on: whole
+  // records are handed out and dropped, a record still arriving stays.
+  constexpr size_t kChunk = 1 << 20;
+  const uint64_t limit = InMemoryLimit();
+  std::string& window = stream_window_;
+  stream_offset_ = size_;
+  for (bool eof = false;;) {
+    const uint8_t* bytes = reinterpret_cast<const uint8_t*>(window.data());
+    const uint64_t whole = WholeRecordsSize(bytes, window.size());
+    PERFDATA_RETURN_IF_ERROR(WalkRecords(bytes, whole, stream_offset_, on_record));
+    window.erase(0, whole);
+    stream_offset_ += whole;
+    bytes = reinterpret_cast<const uint8_t*>(window.data());
+    // What is left is one record cut short by the end of the stream, or a
+    // malformed one (no more bytes make it whole): WalkRecords says which.
+    bool malformed = false;
+    if (window.size() >= 8) {
+      const RecordHeader h = RecordHeader::At(bytes);
+      malformed = h.size < 8 || (h.type >= kFirstUserRecordType && window.size() >= h.size &&
+                                 !PayloadSize(bytes, h, stream_offset_).ok());
+    }
+    if (eof || malformed) {
+      if (window.empty()) return absl::OkStatus();
+      PERFDATA_RETURN_IF_ERROR(WalkRecords(bytes, window.size(), stream_offset_, on_record));
+      return Malformed(stream_offset_, "the stream ends inside a record");  // not reached
+    }
+    if (window.size() + kChunk > limit) {
+      return absl::OutOfRangeError(absl::StrFormat(
+          "cannot read %s: offset 0x%x: a record of more than %u MiB, the most perfring holds in "
+          "memory (4 GiB, or a quarter of the address-space limit, ulimit -v)",
+          stream_path_, stream_offset_, limit >> 20));
+    }
+    const size_t held = window.size();
+    window.resize(held + kChunk);
+    ssize_t n;
+    do {
+      n = read(stream_fd_, window.data() + held, kChunk);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0) {
+      return absl::Status(absl::ErrnoToStatusCode(errno),
+                          absl::StrCat("cannot read ", stream_path_, ": ", std::strerror(errno)));
+    }
+    window.resize(held + static_cast<size_t>(n));
+    eof = n == 0;
+  }
 }
 
 }  // namespace perfring::perfdata

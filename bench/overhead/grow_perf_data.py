@@ -2,9 +2,11 @@
 """Writes a file-mode perf.data of at least TARGET_BYTES: the data section of
 SEED repeated (each copy ends on a record boundary, so the result is a valid
 perf.data whose records repeat), the header and feature sections kept, their
-offsets moved. For bench/overhead.sh's reader memory check.
+offsets moved. With --pipe, a pipe-mode stream instead: the header, one
+HEADER_ATTR per attr (attr and ids), then the repeated data (no features).
+For bench/overhead.sh's reader memory check.
 
-  grow_perf_data.py SEED OUT TARGET_BYTES
+  grow_perf_data.py [--pipe] SEED OUT TARGET_BYTES
 """
 import struct
 import sys
@@ -14,7 +16,11 @@ HEADER = struct.Struct("<8sQQQQQQQQ")  # magic, size, attr_size, attrs, data, ev
 
 
 def main():
-    seed, out, target = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    args = sys.argv[1:]
+    pipe = args[0] == "--pipe"
+    if pipe:
+        args = args[1:]
+    seed, out, target = args[0], args[1], int(args[2])
     with open(seed, "rb") as f:
         image = f.read()
     (magic, hsize, attr_size, attrs_off, attrs_size, data_off, data_size,
@@ -33,6 +39,19 @@ def main():
         off, size = struct.unpack_from("<QQ", table, 16 * k)
         struct.pack_into("<QQ", table, 16 * k, off + delta, size)
     header = bytearray(image[:data_off])
+    if pipe:
+        header = bytearray(struct.pack("<8sQ", MAGIC, 16))
+        for at in range(attrs_off, attrs_off + attrs_size, attr_size):
+            attr = image[at:at + attr_size - 16]
+            ids_off, ids_size = struct.unpack_from("<QQ", image, at + attr_size - 16)
+            body = attr + image[ids_off:ids_off + ids_size]
+            header += struct.pack("<IHH", 64, 0, 8 + len(body)) + body  # PERF_RECORD_HEADER_ATTR
+        data = image[data_off:table_off]
+        with open(out, "wb") as f:
+            f.write(header)
+            for _ in range(copies):
+                f.write(data)
+        return
     struct.pack_into("<QQ", header, 40, data_off, data_size * copies)
     data = image[data_off:table_off]
     with open(out, "wb") as f:
