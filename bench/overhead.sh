@@ -72,8 +72,11 @@ options_of() {
 }
 freq_of() { [[ $1 == max ]] && echo max || echo $(( ${1%k} * 1000 )); }
 mode_of() { [[ $1 == cmd-* ]] && echo command || echo system; }
+# At -F max (millions of samples a second here, about 100 MB a second of
+# output) the workload is a quarter as long, to keep the files small.
 workload_of() {
   if [[ $1 == forkexec ]]; then echo "$dir/forkexec $fe_count 4 /bin/true $dir/stats"
+  elif [[ $1 == *-max ]]; then echo "$dir/busy $threads $((iters / 4)) $dir/stats"
   else echo "$dir/busy $threads $iters $dir/stats"; fi
 }
 
@@ -167,8 +170,11 @@ measure_reader() {  # NAME INPUT_DESC COMMAND...  (output to /dev/null)
   printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$desc" "$big_bytes" "$rss" "$secs" >>"$mem"
 }
 measure_reader "perfring dump" file "$perfring" dump "$dir/big.data"
-measure_reader "perfring dump -" "pipe (cat |)" sh -c "cat '$dir/big.data' | '$perfring' dump -"
 measure_reader "perfring dump --sort time" file "$perfring" dump --sort time "$dir/big.data"
+# The same records as a pipe-mode stream (what `record -o -` writes).
+python3 bench/overhead/grow_perf_data.py --pipe "$dir/seed.data" "$dir/big.pipe" $((mem_mb << 20))
+measure_reader "perfring dump -" "pipe-mode stream (cat |)" sh -c "cat '$dir/big.pipe' | '$perfring' dump -"
+rm -f "$dir/big.pipe"
 # perf reads the same file; on the full-size file perf report alone takes
 # minutes, so perf is measured on at most 512 MiB (the row says the size).
 if ((mem_mb > 512)); then
@@ -178,9 +184,13 @@ if ((mem_mb > 512)); then
 fi
 measure_reader "perf script" file "$perf" script -i "$dir/big.data"
 measure_reader "perf report --stdio" file "$perf" report --stdio -i "$dir/big.data"
+python3 bench/overhead/grow_perf_data.py --pipe "$dir/seed.data" "$dir/big.pipe" "$big_bytes"
+measure_reader "perfring dump -" "pipe-mode stream (cat |)" sh -c "cat '$dir/big.pipe' | '$perfring' dump -"
+measure_reader "perf script -i -" "pipe-mode stream (cat |)" sh -c "cat '$dir/big.pipe' | '$perf' script -i -"
+rm -f "$dir/big.pipe"
 rm -f "$dir/big.data" "$dir/big.full" "$dir/seed.data" "$dir/seed.data.old"
 
-echo "end: $(date -u '+%Y-%m-%d %H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg)" >>"$dir/machine.txt"
+echo "end: $(date -u '+%Y-%m-%d %H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg), perf_event_max_sample_rate $(cat /proc/sys/kernel/perf_event_max_sample_rate)" >>"$dir/machine.txt"
 python3 bench/overhead/report.py "$dir" | tee "$dir/tables.md"
 
 # --- the curve -----------------------------------------------------------------
