@@ -12,7 +12,7 @@
 #
 # Needs root (-a, raw_syscalls), perf, gcc, gnuplot (gnuplot-nox). Writes only
 # in a new mktemp -d directory, whose path it prints (results.tsv, tables.md,
-# overhead.png); -o CHART.png also copies the chart there. About 13 minutes
+# overhead.png); -o CHART.png also copies the chart there. About 10 minutes
 # on a 2-CPU VM; --quick: 4 scenarios, 1 repetition, a 128 MiB memory check
 # (about 1.5 minutes). Environment: REPS, WORK_SECONDS, MEM_MB override.
 set -euo pipefail
@@ -47,7 +47,7 @@ if ((quick)); then
   reps=${REPS:-1}; work_s=${WORK_SECONDS:-0.8}; mem_mb=${MEM_MB:-128}; syscall_s=0.3
   scenarios=(a-10k a-g-10k cmd-20k forkexec)
 else
-  reps=${REPS:-3}; work_s=${WORK_SECONDS:-1.5}; mem_mb=${MEM_MB:-2048}; syscall_s=0.8
+  reps=${REPS:-3}; work_s=${WORK_SECONDS:-1.2}; mem_mb=${MEM_MB:-2048}; syscall_s=0.8
   scenarios=(a-1k a-5k a-10k a-20k a-50k a-max a-g-1k a-g-5k a-g-10k a-g-20k a-g-50k a-g-max
              dwarf-1k cmd-20k forkexec)
 fi
