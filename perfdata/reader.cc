@@ -28,6 +28,13 @@
 namespace perfring::perfdata {
 namespace {
 
+// madvise's MADV_POPULATE_READ (Linux 5.14; not in every libc's headers).
+#ifdef MADV_POPULATE_READ
+constexpr int kMadvPopulateRead = MADV_POPULATE_READ;
+#else
+constexpr int kMadvPopulateRead = 22;
+#endif
+
 absl::Status Malformed(uint64_t offset, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrFormat("offset 0x%x: %s", offset, what));
 }
@@ -267,11 +274,15 @@ absl::StatusOr<std::unique_ptr<Reader>> Reader::Open(const std::string& path, Mo
   if (regular && !use_stdin) r->mtime_ = st.st_mtime;
   // Stdin may be a regular file read from an offset: map only from the start.
   if (regular && st.st_size > 0 && lseek(fd, 0, SEEK_CUR) == static_cast<off_t>(got)) {
-    // Not populated: a pass faults the pages in as it goes (read ahead,
-    // MADV_SEQUENTIAL) and gives them back behind it (ReleaseBehind), so a
-    // file of any size is read in bounded resident memory.
-    void* m = mmap(nullptr, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    // A file of up to kWholeResident bytes is mapped populated and stays
+    // resident (the fastest to read several times). A larger one is read in
+    // windows: a pass populates the window ahead of it and gives the pages
+    // behind it back (FollowPass), so a file of any size is read in bounded
+    // resident memory.
+    const bool windowed = static_cast<uint64_t>(st.st_size) > kWholeResident;
+    void* m = mmap(nullptr, st.st_size, PROT_READ, MAP_PRIVATE | (windowed ? 0 : MAP_POPULATE), fd, 0);
     if (m != MAP_FAILED) {
+      r->windowed_ = windowed;
       madvise(m, st.st_size, MADV_SEQUENTIAL);
       r->mapping_ = m;
       r->data_ = static_cast<const uint8_t*>(m);
@@ -309,16 +320,26 @@ absl::StatusOr<std::unique_ptr<Reader>> Reader::FromBytes(std::string bytes) {
   return r;
 }
 
-void Reader::ReleaseBehind(const uint8_t* at) {
+void Reader::StartPass() {
+  released_ = data_;
+  next_step_ = data_;
+}
+
+void Reader::FollowPass(const uint8_t* at) {
+  if (!windowed_ || at < next_step_) return;
   // The mapping is read-only and private, so its pages are never written:
   // MADV_DONTNEED only unmaps them, and a later access (a RecordRef handed
   // out earlier, a render thread behind the cursor) faults the same bytes
-  // back in from the file.
-  if (mapping_ == nullptr || at < released_ || at - released_ < kReleaseStep) return;
+  // back in from the file. MADV_POPULATE_READ (Linux 5.14) maps the window
+  // ahead in one call instead of a fault per few pages; an older kernel
+  // refuses it and the pages fault in as they are read.
   const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  uint8_t* end = reinterpret_cast<uint8_t*>(reinterpret_cast<uintptr_t>(at) & ~(page - 1));
-  madvise(const_cast<uint8_t*>(released_), end - released_, MADV_DONTNEED);
-  released_ = end;
+  const uint8_t* here = reinterpret_cast<const uint8_t*>(reinterpret_cast<uintptr_t>(at) & ~(page - 1));
+  if (here > released_) madvise(const_cast<uint8_t*>(released_), here - released_, MADV_DONTNEED);
+  released_ = here;
+  const uint64_t ahead = std::min<uint64_t>(kWindow, data_ + size_ - here);
+  madvise(const_cast<uint8_t*>(here), ahead, kMadvPopulateRead);
+  next_step_ = here + kWindow / 2;
 }
 
 Reader::~Reader() {
@@ -375,7 +396,7 @@ absl::Status Reader::ParseFileHeader() {
     }
     header_.data.size = whole;
     header_.cut_short = true;
-    if (mapping_ != nullptr) madvise(mapping_, size_, MADV_DONTNEED);  // as ReleaseBehind
+    if (windowed_) madvise(mapping_, size_, MADV_DONTNEED);  // as FollowPass
   }
   header_.feature_table_offset = header_.data.offset + header_.data.size;
 
@@ -442,14 +463,14 @@ absl::Status Reader::ParseFileHeader() {
 
 absl::Status Reader::ParseMetadata() {
   std::vector<EventDescEntry> attrs = std::move(pending_attrs_);
-  released_ = data_;
+  StartPass();
   absl::flat_hash_map<uint64_t, std::string> update_names;
   std::vector<std::pair<uint64_t, uint64_t>> index_ids;  // {record offset, id}
 
   PERFDATA_RETURN_IF_ERROR(WalkRecords(
       data_ + header_.data.offset, header_.data.size, header_.data.offset,
       [&](const uint8_t* rec, uint32_t size, uint64_t offset, absl::Span<const uint8_t> payload) -> absl::Status {
-        ReleaseBehind(rec);
+        FollowPass(rec);
         const uint32_t type = RecordHeader::At(rec).type;
         // Kernel records (nearly all of them) carry no metadata.
         if (ABSL_PREDICT_TRUE(type < kFirstUserRecordType)) return absl::OkStatus();
@@ -557,10 +578,10 @@ absl::Status Reader::ForEachRecord(absl::FunctionRef<absl::Status(const RecordRe
     stream_read_ = true;
   }
   stats_ = ReadStats();
-  released_ = data_;
+  StartPass();
   CompressedStream compressed;
   // Hands one record to fn after routing it to its event.
-  auto deliver = [&](RecordRef& ref) -> absl::Status {
+  auto deliver = [&](RecordRef& ref) ABSL_ATTRIBUTE_ALWAYS_INLINE -> absl::Status {
     const uint32_t type = RecordHeader::At(ref.bytes).type;
     if (type < kFirstUserRecordType) {
       ref.event = events_.Resolve(ref.bytes, ref.size);
@@ -575,9 +596,11 @@ absl::Status Reader::ForEachRecord(absl::FunctionRef<absl::Status(const RecordRe
     return fn(ref);
   };
   bool transient = false;  // the records of a stream, after its prefix
+  // Inlined into both walks (the file's and a stream's): this runs per record.
   const auto on_record = [&](const uint8_t* rec, uint32_t size, uint64_t offset,
-                             absl::Span<const uint8_t> payload) -> absl::Status {
-        ReleaseBehind(rec);
+                             absl::Span<const uint8_t> payload)
+                             ABSL_ATTRIBUTE_ALWAYS_INLINE -> absl::Status {
+        FollowPass(rec);
         const uint32_t type = RecordHeader::At(rec).type;
         if (type == kRecordCompressed || type == kRecordCompressed2) {
           ++stats_.compressed_chunks;

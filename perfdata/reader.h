@@ -21,8 +21,8 @@
 // is refused at once. A stream is held in memory up to a limit: 4 GiB, or a
 // quarter of the address-space limit (RLIMIT_AS, ulimit -v) when that is
 // lower; past it Open fails with OutOfRange (a file of any size is mapped,
-// not read, and each pass gives the pages behind it back: a file is read in
-// about 32 MiB of resident memory, whatever its size). Every size, offset and count read from the input is
+// not read; one larger than 128 MiB is read in windows, each pass giving the
+// pages behind it back: about 48 MiB resident, whatever its size). Every size, offset and count read from the input is
 // checked in 64-bit arithmetic against what remains before it is used; one
 // claiming more than the input holds is an error, never an allocation. Not
 // thread-safe; the Reader owns the bytes RecordRefs point into.
@@ -141,20 +141,25 @@ class Reader {
   absl::Status Init();
   absl::Status ParseFileHeader();
   absl::Status ParseMetadata();
-  // A mapped file: gives the pages before `at` back to the kernel (see
-  // Open), every kReleaseStep bytes of a pass.
-  void ReleaseBehind(const uint8_t* at);
+  // A windowed mapping (a file larger than kWholeResident): each pass
+  // (StartPass) populates the kWindow bytes ahead of `at` and gives the pages
+  // behind it back, every kWindow / 2 bytes (see Open).
+  void StartPass();
+  void FollowPass(const uint8_t* at);
+  static constexpr uint64_t kWholeResident = uint64_t{128} << 20;
+  static constexpr uint64_t kWindow = uint64_t{32} << 20;
   // Mode::kStream: hands the records after the prefix to on_record (the
   // per-record step of ForEachRecord) as they are read.
   template <typename Fn>
   absl::Status ReadStreamOn(Fn&& on_record);
-  static constexpr uint64_t kReleaseStep = uint64_t{32} << 20;
 
   // Owned input: either a mapping or a string.
   const uint8_t* data_ = nullptr;
   uint64_t size_ = 0;
   void* mapping_ = nullptr;
-  const uint8_t* released_ = nullptr;  // a pass gave back the pages before this
+  bool windowed_ = false;
+  const uint8_t* released_ = nullptr;   // a pass gave back the pages before this
+  const uint8_t* next_step_ = nullptr;  // where the pass moves its window next
   std::string owned_;
   int64_t mtime_ = 0;
   // Mode::kStream of a pipe-mode stream: the fd read on, the bytes read
