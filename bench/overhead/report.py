@@ -50,7 +50,11 @@ def checked(sc, arm):
     bad = [r for r in runs[(sc, arm)]
            if int(r["claimed_samples"]) != int(r["file_samples"])
            or abs(int(r["claimed_lost"]) - int(r["file_lost"])) > max(1, int(r["file_lost"]) // 100)]
-    return "ok" if not bad else f"{len(bad)} off"
+    if not bad:
+        return "ok"
+    r = bad[0]
+    return (f"{len(bad)} off (says {r['claimed_samples']} samples, {r['claimed_lost']} lost; "
+            f"file {r['file_samples']}, {r['file_lost']})")
 
 
 print(open(f"{d}/machine.txt").read().strip().replace("\n", "  \n"))
