@@ -185,7 +185,9 @@ fi
 measure_reader "perf script" file "$perf" script -i "$dir/big.data"
 measure_reader "perf report --stdio" file "$perf" report --stdio -i "$dir/big.data"
 python3 bench/overhead/grow_perf_data.py --pipe "$dir/seed.data" "$dir/big.pipe" "$big_bytes"
-measure_reader "perfring dump -" "pipe-mode stream (cat |)" sh -c "cat '$dir/big.pipe' | '$perfring' dump -"
+if ((mem_mb > 512)); then
+  measure_reader "perfring dump -" "pipe-mode stream (cat |)" sh -c "cat '$dir/big.pipe' | '$perfring' dump -"
+fi
 measure_reader "perf script -i -" "pipe-mode stream (cat |)" sh -c "cat '$dir/big.pipe' | '$perf' script -i -"
 rm -f "$dir/big.pipe"
 rm -f "$dir/big.data" "$dir/big.full" "$dir/seed.data" "$dir/seed.data.old"
