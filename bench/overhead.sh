@@ -12,7 +12,7 @@
 #
 # Needs root (-a, raw_syscalls), perf, gcc, gnuplot (gnuplot-nox). Writes only
 # in a new mktemp -d directory, whose path it prints (results.tsv, tables.md,
-# overhead.png); -o CHART.png also copies the chart there. About 10 minutes
+# overhead.png); -o CHART.png also copies the chart there. About 13 minutes
 # on a 2-CPU VM; --quick: 4 scenarios, 1 repetition, a 128 MiB memory check
 # (about 1.5 minutes). Environment: REPS, WORK_SECONDS, MEM_MB override.
 set -euo pipefail
