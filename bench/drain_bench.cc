@@ -1,6 +1,9 @@
 // How fast RingReader drains a ring full of typical 48-byte samples
-// (header + IP, TID, TIME, CPU, PERIOD), next to a plain memcpy of the same
-// bytes. Run: bazel run -c opt //bench:drain_bench
+// (header + IP, TID, TIME, CPU, PERIOD), and of 1 KiB ones (a sample with a
+// deep callchain), next to a plain memcpy of the same bytes. The walk costs
+// a fixed time per record (each header gives the next position: a chain of
+// dependent loads), so it compares with memcpy only per byte of records that
+// are large enough. Run: bazel run -c opt //bench:drain_bench
 #include <linux/perf_event.h>
 
 #include <cstdint>
@@ -15,29 +18,31 @@
 namespace perfring {
 namespace {
 
-constexpr uint32_t kSampleSize = 48;
-
 // A ring filled by the emulated kernel as far as it goes. The drain starts
 // half way through the data area, so the walk crosses the end and one record
 // wraps, as in a ring in use.
 struct FullRing {
-  explicit FullRing(uint64_t data_size)
+  // Records of `record_size` bytes (48: IP, TID, TIME, CPU, PERIOD; larger
+  // ones carry a callchain of zeros after them).
+  FullRing(uint64_t data_size, uint32_t record_size)
       : ring(data_size, data_size / 2), start(data_size / 2) {
     EmulatedWriter writer(ring.region());
-    uint64_t body[5] = {0x7f0000001000, 0, 0, 0, 1'000'000};
+    std::vector<uint64_t> body((record_size - sizeof(perf_event_header)) / 8, 0);
+    body[0] = 0x7f0000001000;
+    body[4] = 1'000'000;
     for (uint64_t i = 0;; ++i) {
       body[0] += 4 * i;                         // IP
       body[1] = (uint64_t{1234} << 32) | 1234;  // PID, TID
       body[2] = 1'000'000'000 + i * 1000;       // TIME
       body[3] = i % 2;                          // CPU, reserved
       const auto bytes = absl::MakeConstSpan(
-          reinterpret_cast<const uint8_t*>(body), sizeof(body));
+          reinterpret_cast<const uint8_t*>(body.data()), body.size() * 8);
       if (!writer.Write(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, bytes)) {
         break;
       }
       ++records;
     }
-    bytes = records * kSampleSize;
+    bytes = records * record_size;
   }
   // Makes the ring full again: the records are still there, only data_tail
   // moved.
@@ -56,7 +61,7 @@ void Report(benchmark::State& state, const FullRing& full) {
 
 // Hands out every record and reads its type and IP: the reader's own cost.
 void BM_Drain(benchmark::State& state) {
-  FullRing full(state.range(0));
+  FullRing full(state.range(0), static_cast<uint32_t>(state.range(1)));
   auto reader = std::make_unique<RingReader>(full.ring.region());
   uint64_t sum = 0;
   for (auto _ : state) {
@@ -74,7 +79,7 @@ void BM_Drain(benchmark::State& state) {
 // Hands out every record and copies it to an output buffer, as a writer of
 // decoded-later records would.
 void BM_DrainAndCopy(benchmark::State& state) {
-  FullRing full(state.range(0));
+  FullRing full(state.range(0), static_cast<uint32_t>(state.range(1)));
   auto reader = std::make_unique<RingReader>(full.ring.region());
   std::vector<uint8_t> out(full.bytes);
   for (auto _ : state) {
@@ -93,7 +98,7 @@ void BM_DrainAndCopy(benchmark::State& state) {
 // Validates the records, then copies them in at most two spans (the
 // perf.data writer's path).
 void BM_PeekRawAndCopy(benchmark::State& state) {
-  FullRing full(state.range(0));
+  FullRing full(state.range(0), static_cast<uint32_t>(state.range(1)));
   auto reader = std::make_unique<RingReader>(full.ring.region());
   std::vector<uint8_t> out(full.bytes);
   for (auto _ : state) {
@@ -111,7 +116,7 @@ void BM_PeekRawAndCopy(benchmark::State& state) {
 
 // The reference: one memcpy of the same number of bytes out of the ring.
 void BM_Memcpy(benchmark::State& state) {
-  FullRing full(state.range(0));
+  FullRing full(state.range(0), static_cast<uint32_t>(state.range(1)));
   std::vector<uint8_t> out(full.bytes);
   for (auto _ : state) {
     std::memcpy(out.data(), full.ring.data(), full.bytes);
@@ -121,8 +126,9 @@ void BM_Memcpy(benchmark::State& state) {
   Report(state, full);
 }
 
-// Data area sizes: 64 KiB (in L2), 1 MiB, 16 MiB (beyond the caches).
-#define RING_SIZES Arg(64 << 10)->Arg(1 << 20)->Arg(16 << 20)
+// Data area sizes: 64 KiB (in L2), 1 MiB, 16 MiB (beyond the caches); record
+// sizes 48 bytes and 1 KiB.
+#define RING_SIZES ArgsProduct({{64 << 10, 1 << 20, 16 << 20}, {48, 1024}})
 BENCHMARK(BM_Drain)->RING_SIZES;
 BENCHMARK(BM_DrainAndCopy)->RING_SIZES;
 BENCHMARK(BM_PeekRawAndCopy)->RING_SIZES;

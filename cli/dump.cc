@@ -95,7 +95,12 @@ class DumpSymbols {
 }  // namespace
 
 absl::Status RunDump(const DumpOptions& options, FILE* out, FILE* err) {
-  absl::StatusOr<std::unique_ptr<Reader>> reader = Reader::Open(options.path);
+  // JSON Lines in file order reads a stream once, as it comes, in bounded
+  // memory; the rest needs it whole (sorting, perf-json's two passes).
+  const bool stream = options.format != DumpOptions::Format::kPerfJson &&
+                      options.sort != DumpOptions::Sort::kTime && !options.header_only;
+  absl::StatusOr<std::unique_ptr<Reader>> reader =
+      Reader::Open(options.path, stream ? Reader::Mode::kStream : Reader::Mode::kWhole);
   if (!reader.ok()) return reader.status();
   Reader& r = **reader;
   if (!r.tracing_data_status().ok()) {
@@ -119,7 +124,8 @@ absl::Status RunDump(const DumpOptions& options, FILE* out, FILE* err) {
     std::optional<TimeOrderedRecords> sorted;
     // Each sample's thread name (read first, from COMM and FORK records), so
     // that JSON samples carry "comm". Outlives the sink, which renders it.
-    absl::StatusOr<ThreadNames> names = ThreadNames::Collect(r);
+    // A stream read once learns them as it goes (ThreadNames::Follow).
+    absl::StatusOr<ThreadNames> names = r.streaming() ? ThreadNames() : ThreadNames::Collect(r);
     if (!names.ok()) return names.status();
     // --symbolize: every sample resolved first; outlives the sink too.
     std::optional<DumpSymbols> symbols;
@@ -154,6 +160,7 @@ absl::Status RunDump(const DumpOptions& options, FILE* out, FILE* err) {
       uint64_t position = 0;
       PERFDATA_RETURN_IF_ERROR(r.ForEachRecord([&](const RecordRef& ref) {
         const uint64_t at = position++;
+        if (r.streaming()) PERFDATA_RETURN_IF_ERROR(names->Follow(ref, at));
         return sink.Add(ref, names->CommOfSample(ref, at), symbols_at(ref, at));
       }));
     }

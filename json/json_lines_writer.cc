@@ -111,13 +111,13 @@ void JsonLinesWriter::WorkerLoop() {
 absl::Status JsonLinesWriter::Add(const perfdata::RecordRef& ref, const std::string* comm,
                                   const SampleSymbols* symbols) {
   Batch* batch = filling_batch_;
-  const bool arena_full = ref.decompressed && kArenaSize - batch->arena_used < ref.size;
+  const bool arena_full = ref.transient && kArenaSize - batch->arena_used < ref.size;
   if (ABSL_PREDICT_FALSE(batch->refs.size() >= batch_records_ || arena_full)) {
     PERFDATA_RETURN_IF_ERROR(Submit());
     batch = filling_batch_;
   }
   const uint8_t* bytes = ref.bytes;
-  if (ref.decompressed) {
+  if (ref.transient) {
     if (batch->arena == nullptr) batch->arena.reset(new uint8_t[kArenaSize]);
     uint8_t* dst = batch->arena.get() + batch->arena_used;
     std::memcpy(dst, ref.bytes, ref.size);

@@ -39,7 +39,7 @@ class JsonLinesWriter {
 
   // Queues one record. Its bytes must stay valid until Finish() has returned
   // or, when Finish() is not reached, until this writer is destroyed (its
-  // threads render them until then), unless ref.decompressed is set (then
+  // threads render them until then), unless ref.transient is set (then
   // they are copied). Returns the first error
   // of an earlier batch: a record that does not decode (InvalidArgument
   // naming its offset) or a write error (Unavailable). `comm` (may be null;

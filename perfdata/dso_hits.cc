@@ -47,9 +47,14 @@ int DsoHits::DsoIndex(absl::string_view name, bool kernel) {
   return it->second;
 }
 
+void DsoHits::ForgetRecentHits() {
+  for (RecentHit& hit : recent_) hit = RecentHit();
+}
+
 void DsoHits::OnMmap(int32_t pid, uint64_t start, uint64_t len, absl::string_view filename,
                      uint16_t cpumode) {
   if (len == 0 || start + len < start) return;
+  ForgetRecentHits();
   const bool kernel = IsKernelMode(cpumode);
   if (kernel) pid = kKernelPid;
   const int dso = DsoIndex(IsKernelImage(filename) ? kKernelDso : filename, kernel);
@@ -79,23 +84,31 @@ void DsoHits::OnMmap(int32_t pid, uint64_t start, uint64_t len, absl::string_vie
 
 void DsoHits::OnFork(int32_t pid, int32_t ppid) {
   if (pid == ppid) return;  // a new thread shares its process's maps
+  ForgetRecentHits();
   auto parent = maps_by_pid_.find(ppid);
   if (parent == maps_by_pid_.end()) return;
   Maps copy = parent->second;
   maps_by_pid_[pid] = std::move(copy);
 }
 
-void DsoHits::OnExec(int32_t pid) { maps_by_pid_.erase(pid); }
+void DsoHits::OnExec(int32_t pid) {
+  ForgetRecentHits();
+  maps_by_pid_.erase(pid);
+}
 
 void DsoHits::OnSample(int32_t pid, uint64_t ip, uint16_t cpumode) {
   const bool kernel = IsKernelMode(cpumode);
-  auto maps = maps_by_pid_.find(kernel ? kKernelPid : pid);
+  if (kernel) pid = kKernelPid;
+  RecentHit& recent = recent_[static_cast<uint32_t>(pid) % kRecentHits];
+  if (recent.pid == pid && ip >= recent.start && ip < recent.end) return;  // its dso is hit already
+  auto maps = maps_by_pid_.find(pid);
   if (maps != maps_by_pid_.end()) {
     auto it = maps->second.upper_bound(ip);
     if (it != maps->second.begin()) {
       --it;
       if (ip < it->second.end) {
         dsos_[it->second.dso].hit = true;
+        recent = {pid, it->first, it->second.end};
         return;
       }
     }

@@ -59,6 +59,17 @@ class DsoHits {
 
   int DsoIndex(absl::string_view name, bool kernel);
 
+  // The maps that the latest samples fell in, a few processes at a time
+  // (the samples of a merge alternate between CPUs): a sample inside one is
+  // already counted, with no lookup. Cleared whenever the maps change.
+  struct RecentHit {
+    int32_t pid = 0;
+    uint64_t start = 0, end = 0;  // end == 0: empty
+  };
+  static constexpr size_t kRecentHits = 8;
+  RecentHit recent_[kRecentHits];
+  void ForgetRecentHits();
+
   std::vector<Dso> dsos_;
   absl::flat_hash_map<std::string, int> dso_by_name_;
   absl::flat_hash_map<int32_t, Maps> maps_by_pid_;

@@ -28,6 +28,13 @@
 namespace perfring::perfdata {
 namespace {
 
+// madvise's MADV_POPULATE_READ (Linux 5.14; not in every libc's headers).
+#ifdef MADV_POPULATE_READ
+constexpr int kMadvPopulateRead = MADV_POPULATE_READ;
+#else
+constexpr int kMadvPopulateRead = 22;
+#endif
+
 absl::Status Malformed(uint64_t offset, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrFormat("offset 0x%x: %s", offset, what));
 }
@@ -101,20 +108,29 @@ absl::StatusOr<uint64_t> PayloadSize(const uint8_t* rec, const RecordHeader& h, 
 // Reads fd to its end into *out, or (pipe mode, `pipe_mode`) until the first
 // record whose header is malformed: Init then reports it, and a stream of
 // junk after a pipe header ends at once instead of filling memory. *out
-// already holds the first bytes of the input.
-absl::Status ReadInput(int fd, bool pipe_mode, std::string* out) {
+// already holds the first bytes of the input. With `prefix_end` (pipe mode),
+// it stops at the first kernel record instead, whose offset it sets there
+// (the size of *out when no kernel record came): the metadata prefix of a
+// stream that is read on as it comes (Reader::Mode::kStream).
+absl::Status ReadInput(int fd, bool pipe_mode, std::string* out, uint64_t* prefix_end = nullptr) {
   uint64_t next = kPipeHeaderSize;  // pipe mode: the next record's offset
   const uint64_t limit = InMemoryLimit();
   char buf[1 << 16];
   for (;;) {
+    if (prefix_end != nullptr) *prefix_end = std::min<uint64_t>(next, out->size());
     while (pipe_mode && next <= out->size() && out->size() - next >= 8) {
       const uint8_t* rec = reinterpret_cast<const uint8_t*>(out->data()) + next;
       const RecordHeader h = RecordHeader::At(rec);
+      if (prefix_end != nullptr && h.type < kFirstUserRecordType) {
+        *prefix_end = next;
+        return absl::OkStatus();
+      }
       if (h.size < 8) return absl::OkStatus();
       if (h.size > out->size() - next) break;
       const absl::StatusOr<uint64_t> payload = PayloadSize(rec, h, next);
       if (!payload.ok() || *payload > UINT64_MAX - next - h.size) return absl::OkStatus();
       next += h.size + *payload;
+      if (prefix_end != nullptr) *prefix_end = std::min<uint64_t>(next, out->size());
     }
     const ssize_t n = read(fd, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
@@ -227,7 +243,7 @@ uint64_t InMemoryLimit() {
   return limit;
 }
 
-absl::StatusOr<std::unique_ptr<Reader>> Reader::Open(const std::string& path) {
+absl::StatusOr<std::unique_ptr<Reader>> Reader::Open(const std::string& path, Mode mode) {
   std::unique_ptr<Reader> r(new Reader());
   const bool use_stdin = path == "-";
   const int fd = use_stdin ? STDIN_FILENO : open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -258,8 +274,15 @@ absl::StatusOr<std::unique_ptr<Reader>> Reader::Open(const std::string& path) {
   if (regular && !use_stdin) r->mtime_ = st.st_mtime;
   // Stdin may be a regular file read from an offset: map only from the start.
   if (regular && st.st_size > 0 && lseek(fd, 0, SEEK_CUR) == static_cast<off_t>(got)) {
-    void* m = mmap(nullptr, st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    // A file of up to kWholeResident bytes is mapped populated and stays
+    // resident (the fastest to read several times). A larger one is read in
+    // windows: a pass populates the window ahead of it and gives the pages
+    // behind it back (FollowPass), so a file of any size is read in bounded
+    // resident memory.
+    const bool windowed = static_cast<uint64_t>(st.st_size) > kWholeResident;
+    void* m = mmap(nullptr, st.st_size, PROT_READ, MAP_PRIVATE | (windowed ? 0 : MAP_POPULATE), fd, 0);
     if (m != MAP_FAILED) {
+      r->windowed_ = windowed;
       madvise(m, st.st_size, MADV_SEQUENTIAL);
       r->mapping_ = m;
       r->data_ = static_cast<const uint8_t*>(m);
@@ -268,7 +291,19 @@ absl::StatusOr<std::unique_ptr<Reader>> Reader::Open(const std::string& path) {
   }
   if (r->mapping_ == nullptr) {  // a pipe, or mmap refused: read it (file mode: all of it)
     r->owned_.assign(reinterpret_cast<const char*>(start), got);
-    if (absl::Status s = ReadInput(fd, pipe_mode, &r->owned_); !s.ok()) return read_error(s);
+    if (mode == Mode::kStream && pipe_mode) {
+      // Only the metadata prefix now; ForEachRecord reads on from the fd.
+      uint64_t prefix_end = 0;
+      if (absl::Status s = ReadInput(fd, pipe_mode, &r->owned_, &prefix_end); !s.ok()) return read_error(s);
+      r->stream_window_ = r->owned_.substr(prefix_end);
+      r->owned_.resize(prefix_end);
+      r->stream_fd_ = fd;
+      r->owns_stream_fd_ = closer.own;
+      r->stream_path_ = path;
+      closer.own = false;
+    } else if (absl::Status s = ReadInput(fd, pipe_mode, &r->owned_); !s.ok()) {
+      return read_error(s);
+    }
     r->data_ = reinterpret_cast<const uint8_t*>(r->owned_.data());
     r->size_ = r->owned_.size();
   }
@@ -285,8 +320,31 @@ absl::StatusOr<std::unique_ptr<Reader>> Reader::FromBytes(std::string bytes) {
   return r;
 }
 
+void Reader::StartPass() {
+  released_ = data_;
+  next_step_ = data_;
+}
+
+void Reader::FollowPass(const uint8_t* at) {
+  if (!windowed_ || at < next_step_) return;
+  // The mapping is read-only and private, so its pages are never written:
+  // MADV_DONTNEED only unmaps them, and a later access (a RecordRef handed
+  // out earlier, a render thread behind the cursor) faults the same bytes
+  // back in from the file. MADV_POPULATE_READ (Linux 5.14) maps the window
+  // ahead in one call instead of a fault per few pages; an older kernel
+  // refuses it and the pages fault in as they are read.
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uint8_t* here = reinterpret_cast<const uint8_t*>(reinterpret_cast<uintptr_t>(at) & ~(page - 1));
+  if (here > released_) madvise(const_cast<uint8_t*>(released_), here - released_, MADV_DONTNEED);
+  released_ = here;
+  const uint64_t ahead = std::min<uint64_t>(kWindow, data_ + size_ - here);
+  madvise(const_cast<uint8_t*>(here), ahead, kMadvPopulateRead);
+  next_step_ = here + kWindow / 2;
+}
+
 Reader::~Reader() {
   if (mapping_ != nullptr) munmap(mapping_, size_);
+  if (owns_stream_fd_) close(stream_fd_);
 }
 
 absl::Status Reader::Init() {
@@ -338,6 +396,7 @@ absl::Status Reader::ParseFileHeader() {
     }
     header_.data.size = whole;
     header_.cut_short = true;
+    if (windowed_) madvise(mapping_, size_, MADV_DONTNEED);  // as FollowPass
   }
   header_.feature_table_offset = header_.data.offset + header_.data.size;
 
@@ -404,12 +463,14 @@ absl::Status Reader::ParseFileHeader() {
 
 absl::Status Reader::ParseMetadata() {
   std::vector<EventDescEntry> attrs = std::move(pending_attrs_);
+  StartPass();
   absl::flat_hash_map<uint64_t, std::string> update_names;
   std::vector<std::pair<uint64_t, uint64_t>> index_ids;  // {record offset, id}
 
   PERFDATA_RETURN_IF_ERROR(WalkRecords(
       data_ + header_.data.offset, header_.data.size, header_.data.offset,
       [&](const uint8_t* rec, uint32_t size, uint64_t offset, absl::Span<const uint8_t> payload) -> absl::Status {
+        FollowPass(rec);
         const uint32_t type = RecordHeader::At(rec).type;
         // Kernel records (nearly all of them) carry no metadata.
         if (ABSL_PREDICT_TRUE(type < kFirstUserRecordType)) return absl::OkStatus();
@@ -509,10 +570,18 @@ absl::Status Reader::ParseMetadata() {
 }
 
 absl::Status Reader::ForEachRecord(absl::FunctionRef<absl::Status(const RecordRef&)> fn) {
+  if (streaming()) {
+    if (stream_read_) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(stream_path_, " is a stream: its records can be read once"));
+    }
+    stream_read_ = true;
+  }
   stats_ = ReadStats();
+  StartPass();
   CompressedStream compressed;
   // Hands one record to fn after routing it to its event.
-  auto deliver = [&](RecordRef& ref) -> absl::Status {
+  auto deliver = [&](RecordRef& ref) ABSL_ATTRIBUTE_ALWAYS_INLINE -> absl::Status {
     const uint32_t type = RecordHeader::At(ref.bytes).type;
     if (type < kFirstUserRecordType) {
       ref.event = events_.Resolve(ref.bytes, ref.size);
@@ -526,9 +595,12 @@ absl::Status Reader::ForEachRecord(absl::FunctionRef<absl::Status(const RecordRe
     ++stats_.records;
     return fn(ref);
   };
-  PERFDATA_RETURN_IF_ERROR(WalkRecords(
-      data_ + header_.data.offset, header_.data.size, header_.data.offset,
-      [&](const uint8_t* rec, uint32_t size, uint64_t offset, absl::Span<const uint8_t> payload) -> absl::Status {
+  bool transient = false;  // the records of a stream, after its prefix
+  // Inlined into both walks (the file's and a stream's): this runs per record.
+  const auto on_record = [&](const uint8_t* rec, uint32_t size, uint64_t offset,
+                             absl::Span<const uint8_t> payload)
+                             ABSL_ATTRIBUTE_ALWAYS_INLINE -> absl::Status {
+        FollowPass(rec);
         const uint32_t type = RecordHeader::At(rec).type;
         if (type == kRecordCompressed || type == kRecordCompressed2) {
           ++stats_.compressed_chunks;
@@ -548,6 +620,7 @@ absl::Status Reader::ForEachRecord(absl::FunctionRef<absl::Status(const RecordRe
           chunk_ref.bytes = rec;
           chunk_ref.size = size;
           chunk_ref.offset = offset;
+          chunk_ref.transient = transient;
           PERFDATA_RETURN_IF_ERROR(deliver(chunk_ref));
           absl::Status delivered;
           absl::Status s = compressed.Feed(chunk, chunk_size, [&](const uint8_t* bytes, uint32_t n) {
@@ -556,6 +629,7 @@ absl::Status Reader::ForEachRecord(absl::FunctionRef<absl::Status(const RecordRe
             ref.size = n;
             ref.offset = offset;
             ref.decompressed = true;
+            ref.transient = true;
             delivered = deliver(ref);
             return delivered;
           });
@@ -568,13 +642,69 @@ absl::Status Reader::ForEachRecord(absl::FunctionRef<absl::Status(const RecordRe
         ref.size = size;
         ref.offset = offset;
         ref.payload = payload;
+        ref.transient = transient;
         return deliver(ref);
-      }));
+      };
+  PERFDATA_RETURN_IF_ERROR(WalkRecords(data_ + header_.data.offset, header_.data.size,
+                                       header_.data.offset, on_record));
+  if (streaming()) {
+    transient = true;
+    PERFDATA_RETURN_IF_ERROR(ReadStreamOn(on_record));
+  }
   if (compressed.pending() != 0) {
-    return Malformed(header_.data.offset + header_.data.size,
+    return Malformed(streaming() ? stream_offset_ : header_.data.offset + header_.data.size,
                      absl::StrCat("compressed data ends inside a record (", compressed.pending(), " bytes left over)"));
   }
   return absl::OkStatus();
+}
+
+template <typename Fn>
+absl::Status Reader::ReadStreamOn(Fn&& on_record) {
+  // stream_window_ holds the bytes read from stream_offset_ on: whole
+  // records are handed out and dropped, a record still arriving stays.
+  constexpr size_t kChunk = 1 << 20;
+  const uint64_t limit = InMemoryLimit();
+  std::string& window = stream_window_;
+  stream_offset_ = size_;
+  for (bool eof = false;;) {
+    const uint8_t* bytes = reinterpret_cast<const uint8_t*>(window.data());
+    const uint64_t whole = WholeRecordsSize(bytes, window.size());
+    PERFDATA_RETURN_IF_ERROR(WalkRecords(bytes, whole, stream_offset_, on_record));
+    window.erase(0, whole);
+    stream_offset_ += whole;
+    bytes = reinterpret_cast<const uint8_t*>(window.data());
+    // What is left is one record cut short by the end of the stream, or a
+    // malformed one (no more bytes make it whole): WalkRecords says which.
+    bool malformed = false;
+    if (window.size() >= 8) {
+      const RecordHeader h = RecordHeader::At(bytes);
+      malformed = h.size < 8 || (h.type >= kFirstUserRecordType && window.size() >= h.size &&
+                                 !PayloadSize(bytes, h, stream_offset_).ok());
+    }
+    if (eof || malformed) {
+      if (window.empty()) return absl::OkStatus();
+      PERFDATA_RETURN_IF_ERROR(WalkRecords(bytes, window.size(), stream_offset_, on_record));
+      return Malformed(stream_offset_, "the stream ends inside a record");  // not reached
+    }
+    if (window.size() + kChunk > limit) {
+      return absl::OutOfRangeError(absl::StrFormat(
+          "cannot read %s: offset 0x%x: a record of more than %u MiB, the most perfring holds in "
+          "memory (4 GiB, or a quarter of the address-space limit, ulimit -v)",
+          stream_path_, stream_offset_, limit >> 20));
+    }
+    const size_t held = window.size();
+    window.resize(held + kChunk);
+    ssize_t n;
+    do {
+      n = read(stream_fd_, window.data() + held, kChunk);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0) {
+      return absl::Status(absl::ErrnoToStatusCode(errno),
+                          absl::StrCat("cannot read ", stream_path_, ": ", std::strerror(errno)));
+    }
+    window.resize(held + static_cast<size_t>(n));
+    eof = n == 0;
+  }
 }
 
 }  // namespace perfring::perfdata

@@ -21,7 +21,8 @@
 // is refused at once. A stream is held in memory up to a limit: 4 GiB, or a
 // quarter of the address-space limit (RLIMIT_AS, ulimit -v) when that is
 // lower; past it Open fails with OutOfRange (a file of any size is mapped,
-// not read). Every size, offset and count read from the input is
+// not read; one larger than 128 MiB is read in windows, each pass giving the
+// pages behind it back: about 48 MiB resident, whatever its size). Every size, offset and count read from the input is
 // checked in 64-bit arithmetic against what remains before it is used; one
 // claiming more than the input holds is an error, never an allocation. Not
 // thread-safe; the Reader owns the bytes RecordRefs point into.
@@ -69,9 +70,12 @@ struct RecordRef {
   // File offset of the record; for a record from a COMPRESSED chunk, the
   // offset of that chunk.
   uint64_t offset = 0;
-  // True for records from COMPRESSED chunks: `bytes` are valid only during
-  // the callback. Otherwise they live as long as the Reader.
+  // True for records from COMPRESSED chunks.
   bool decompressed = false;
+  // `bytes` and `payload` are valid only during the callback: records from
+  // COMPRESSED chunks, and those of a stream read with Reader::Mode::kStream.
+  // Otherwise they live as long as the Reader.
+  bool transient = false;
   // The event it belongs to (kernel records); nullptr for perf.data's own
   // records.
   const EventInfo* event = nullptr;
@@ -95,8 +99,18 @@ uint64_t InMemoryLimit();
 
 class Reader {
  public:
+  // How a pipe-mode stream (a pipe, stdin) is read. kWhole: held in memory
+  // to its end (up to InMemoryLimit), so that ForEachRecord may run more than
+  // once and RecordRefs live as long as the Reader. kStream: only its
+  // metadata prefix (the records before the first kernel record: attrs,
+  // features, tracing data) is read by Open; the one ForEachRecord then reads
+  // on as the stream comes, in bounded memory (a window of about 1 MiB plus
+  // the largest record), and hands out the rest as transient RecordRefs.
+  // Metadata records after the prefix are handed out but not applied.
+  // Regular files and file-mode streams are read as with kWhole.
+  enum class Mode { kWhole, kStream };
   // Opens `path`; "-" reads stdin.
-  static absl::StatusOr<std::unique_ptr<Reader>> Open(const std::string& path);
+  static absl::StatusOr<std::unique_ptr<Reader>> Open(const std::string& path, Mode mode = Mode::kWhole);
   // Reads a perf.data image held in memory (tests, fuzzing).
   static absl::StatusOr<std::unique_ptr<Reader>> FromBytes(std::string bytes);
   ~Reader();
@@ -116,7 +130,9 @@ class Reader {
 
   // Calls fn for every record in file order (see RecordRef) and stops at the
   // first malformed record or the first error fn returns. May be called more
-  // than once (each call starts at the beginning).
+  // than once (each call starts at the beginning), except on a stream read
+  // with Mode::kStream: FailedPrecondition the second time.
+  bool streaming() const { return stream_fd_ >= 0; }
   absl::Status ForEachRecord(absl::FunctionRef<absl::Status(const RecordRef&)> fn);
   const ReadStats& stats() const { return stats_; }
 
@@ -125,13 +141,35 @@ class Reader {
   absl::Status Init();
   absl::Status ParseFileHeader();
   absl::Status ParseMetadata();
+  // A windowed mapping (a file larger than kWholeResident): each pass
+  // (StartPass) populates the kWindow bytes ahead of `at` and gives the pages
+  // behind it back, every kWindow / 2 bytes (see Open).
+  void StartPass();
+  void FollowPass(const uint8_t* at);
+  static constexpr uint64_t kWholeResident = uint64_t{128} << 20;
+  static constexpr uint64_t kWindow = uint64_t{32} << 20;
+  // Mode::kStream: hands the records after the prefix to on_record (the
+  // per-record step of ForEachRecord) as they are read.
+  template <typename Fn>
+  absl::Status ReadStreamOn(Fn&& on_record);
 
   // Owned input: either a mapping or a string.
   const uint8_t* data_ = nullptr;
   uint64_t size_ = 0;
   void* mapping_ = nullptr;
+  bool windowed_ = false;
+  const uint8_t* released_ = nullptr;   // a pass gave back the pages before this
+  const uint8_t* next_step_ = nullptr;  // where the pass moves its window next
   std::string owned_;
   int64_t mtime_ = 0;
+  // Mode::kStream of a pipe-mode stream: the fd read on, the bytes read
+  // after the prefix (from stream_offset_ on), whether ForEachRecord ran.
+  int stream_fd_ = -1;
+  bool owns_stream_fd_ = false;
+  std::string stream_path_;
+  std::string stream_window_;
+  uint64_t stream_offset_ = 0;
+  bool stream_read_ = false;
 
   FileHeader header_;
   std::vector<EventDescEntry> pending_attrs_;  // file-mode attrs, until ParseMetadata

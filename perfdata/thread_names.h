@@ -27,6 +27,14 @@ class ThreadNames {
   // Positions are counted over every record ForEachRecord hands out (0, 1,
   // ...), the same count TimeOrderedRecords::Entry::seq holds.
   static absl::StatusOr<ThreadNames> Collect(Reader& reader);
+  // Nothing known yet; Follow learns as it goes.
+  ThreadNames() = default;
+  // For a stream read once (Reader::Mode::kStream), instead of Collect: the
+  // rename `ref` (handed out at `position`) makes, if it is a COMM or a FORK.
+  // A lookup then sees the renames read so far, so a sample whose thread's
+  // COMM comes later in the file (but earlier in time) has no name yet.
+  // Not thread-safe (names already returned stay valid).
+  absl::Status Follow(const RecordRef& ref, uint64_t position);
 
   // The name of thread `tid` at (`time`, `position`): the last COMM or FORK
   // for it ordered before, or "swapper" for tid 0 (perf's name of the idle
@@ -35,7 +43,10 @@ class ThreadNames {
   // For a SAMPLE with TID: its thread's name at its time; nullptr otherwise.
   const std::string* CommOfSample(const RecordRef& ref, uint64_t position) const;
 
+  struct Change;  // one COMM or FORK as read (thread_names.cc)
+
  private:
+  void Apply(Change& change);
   struct Rename {
     uint64_t time = 0, position = 0;
     const std::string* comm = nullptr;
@@ -43,6 +54,8 @@ class ThreadNames {
   // Each distinct name once; the pointers in history_ point into it.
   std::vector<std::unique_ptr<std::string>> names_;
   absl::flat_hash_map<uint32_t, std::vector<Rename>> history_;  // per tid, ordered
+  absl::flat_hash_map<std::string, const std::string*> interned_;  // into names_
+  uint64_t follow_time_ = 0;  // Follow: the latest record time seen
 };
 
 }  // namespace perfring::perfdata

@@ -42,7 +42,7 @@ absl::StatusOr<TimeOrderedRecords> TimeOrderedRecords::Collect(
     e.offset = ref.offset;
     e.size = ref.size;
     e.seq = here;
-    if (ref.decompressed) {
+    if (ref.transient) {
       decompressed_held += AlignUp(ref.size, 8) + sizeof(Entry);
       if (decompressed_held > limit) {
         return absl::OutOfRangeError(absl::StrFormat(

@@ -100,7 +100,7 @@ Writer::Writer(OutputFile output)
       owns_fd_(output.kind != OutputKind::kStdout),
       path_(output.path),
       output_(std::move(output)),
-      buffer_(kBufferSize) {}
+      buffer_(new uint8_t[kBufferSize]) {}  // not zeroed: its pages are touched as used
 
 Writer::~Writer() {
   if (fd_ >= 0 && owns_fd_) close(fd_);
@@ -246,13 +246,13 @@ absl::Status Writer::Flush(const uint8_t* extra, size_t extra_size) {
   const uint64_t data_on_disk = data_size_ - buffered_;
   const uint64_t records_on_disk = records_ - buffered_records_;
   uint64_t written = 0;
-  struct iovec iov[2] = {{buffer_.data(), buffered_}, {const_cast<uint8_t*>(extra), extra_size}};
+  struct iovec iov[2] = {{buffer_.get(), buffered_}, {const_cast<uint8_t*>(extra), extra_size}};
   const int err = WritevAll(fd_, iov, 2, &written);
   if (KeepsWhatFits(err)) {
     // Keep the whole records that reached the file (an AUXTRACE with all of
     // its trace); both pieces hold records back to back.
     uint64_t kept = 0, count = 0;
-    for (const auto& [bytes, size] : {std::pair<const uint8_t*, size_t>{buffer_.data(), buffered_},
+    for (const auto& [bytes, size] : {std::pair<const uint8_t*, size_t>{buffer_.get(), buffered_},
                                       std::pair<const uint8_t*, size_t>{extra, extra_size}}) {
       size_t pos = 0;
       while (pos < size) {
@@ -357,8 +357,8 @@ absl::Status Writer::WriteRecord(const uint8_t* bytes, uint32_t size) {
 }
 
 absl::Status Writer::Buffer(const uint8_t* bytes, uint32_t size) {
-  if (size > buffer_.size() - buffered_) PERFDATA_RETURN_IF_ERROR(Flush());
-  std::memcpy(buffer_.data() + buffered_, bytes, size);
+  if (size > kBufferSize - buffered_) PERFDATA_RETURN_IF_ERROR(Flush());
+  std::memcpy(buffer_.get() + buffered_, bytes, size);
   buffered_ += size;
   ++buffered_records_;
   data_size_ += size;
@@ -406,8 +406,8 @@ absl::Status Writer::WriteRecords(const uint8_t* bytes, size_t size) {
     pos += rec_size;
     ++count;
   }
-  if (size <= buffer_.size() - buffered_) {
-    std::memcpy(buffer_.data() + buffered_, bytes, size);
+  if (size <= kBufferSize - buffered_) {
+    std::memcpy(buffer_.get() + buffered_, bytes, size);
     buffered_ += size;
     buffered_records_ += count;
   } else {
@@ -445,9 +445,9 @@ absl::Status Writer::WriteAuxtrace(const uint8_t* bytes, uint32_t size,
   const size_t pad = static_cast<size_t>(padded - trace_size);
   const uint64_t unit = size + padded;
   const uint64_t file_offset = data_offset_ + data_size_;
-  if (unit > buffer_.size() - buffered_) PERFDATA_RETURN_IF_ERROR(Flush());
-  if (unit <= buffer_.size() - buffered_) {
-    uint8_t* out = buffer_.data() + buffered_;
+  if (unit > kBufferSize - buffered_) PERFDATA_RETURN_IF_ERROR(Flush());
+  if (unit <= kBufferSize - buffered_) {
+    uint8_t* out = buffer_.get() + buffered_;
     std::memcpy(out, bytes, size);
     out += size;
     for (const absl::Span<const uint8_t>& piece : trace) {

@@ -203,7 +203,7 @@ class Writer {
   uint64_t attrs_offset_ = 0, data_offset_ = 0;
   uint64_t data_size_ = 0, records_ = 0;
 
-  std::vector<uint8_t> buffer_;
+  std::unique_ptr<uint8_t[]> buffer_;  // kBufferSize bytes
   size_t buffered_ = 0;
   uint64_t buffered_records_ = 0;
   // Of the last write of the buffer (or of Begin); see WriteFinishedRound.

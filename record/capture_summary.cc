@@ -69,6 +69,38 @@ void CountRecord(const RecordView& record, int event, int cpu, CaptureSummary* s
   CountInto(record, &summary->per_cpu[cpu]);
 }
 
+void RingCounts::Count(const RecordView& record, int event) {
+  ++records_;
+  bytes_ += record.size;
+  if (event < 0 || static_cast<size_t>(event) >= events_.size()) {
+    ++unattributed_;
+  } else {
+    if (seen_.empty()) seen_.assign(events_.size(), false);
+    seen_[event] = true;
+    CountInto(record, &events_[event]);
+  }
+  CountInto(record, &total_);
+}
+
+void RingCounts::Flush(int cpu, CaptureSummary* summary) {
+  if (records_ == 0) return;
+  summary->records += records_;
+  summary->record_bytes += bytes_;
+  summary->unattributed_records += unattributed_;
+  for (size_t e = 0; e < seen_.size(); ++e) {
+    if (!seen_[e]) continue;
+    EventSummary& event = summary->events[e];
+    event.counts.Add(events_[e]);
+    event.per_cpu[cpu].Add(events_[e]);
+    events_[e] = LossCounts();
+    seen_[e] = false;
+  }
+  summary->total.Add(total_);
+  summary->per_cpu[cpu].Add(total_);
+  total_ = LossCounts();
+  records_ = bytes_ = unattributed_ = 0;
+}
+
 std::string DescribeWaitStatus(int wait_status) {
   if (WIFSIGNALED(wait_status)) {
     return absl::StrCat("was killed by signal ", WTERMSIG(wait_status), " (",

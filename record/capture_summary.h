@@ -87,6 +87,25 @@ struct CaptureSummary {
 // seen). `event` is the record's index in summary->events, or -1.
 void CountRecord(const RecordView& record, int event, int cpu, CaptureSummary* summary);
 
+// CountRecord for the records of one ring's drain, added to the summary
+// once at the end (Flush) instead of per record: per record, only the counts
+// of its event, no per-CPU map lookups. The same totals as CountRecord of
+// each record with the ring's CPU.
+class RingCounts {
+ public:
+  // `events`: the size of summary->events.
+  explicit RingCounts(size_t events) : events_(events) {}
+  void Count(const RecordView& record, int event);
+  // Adds what was counted to `summary` under `cpu`, and starts again.
+  void Flush(int cpu, CaptureSummary* summary);
+
+ private:
+  std::vector<LossCounts> events_;
+  std::vector<bool> seen_;  // events counted since the last Flush
+  LossCounts total_;
+  uint64_t records_ = 0, bytes_ = 0, unattributed_ = 0;
+};
+
 // "exited with status 3", "was killed by signal 15 (Terminated)".
 std::string DescribeWaitStatus(int wait_status);
 

@@ -172,6 +172,7 @@ void Session::Notice(const std::string& line) const { Say(options_, line); }
 
 int Session::EventIndex(const EventInfo* event) const {
   if (event == nullptr) return -1;
+  if (event == &events_.table().at(0)) return 0;  // nearly every record of a one-event capture
   auto it = index_of_.find(event);
   return it == index_of_.end() ? -1 : it->second;
 }
@@ -319,6 +320,7 @@ absl::Status Session::SwitchEventsOnTime() {
 size_t Session::DrainPass(bool release, bool overwrite_snapshot) {
   const EventTable& table = events_.table();
   size_t read = 0;
+  RingCounts counts(summary_.events.size());
   for (size_t r = 0; r < events_.rings().size(); ++r) {
     EventSet::Ring& ring = events_.rings()[r];
     const auto take = [&](const RecordView& rec) {
@@ -333,7 +335,7 @@ size_t Session::DrainPass(bool release, bool overwrite_snapshot) {
       }
       const uint64_t time = event != nullptr ? event->layout.TimeOf(rec.bytes, rec.size) : 0;
       last_time_ = std::max(last_time_, time);
-      CountRecord(rec, EventIndex(event), ring.cpu, &summary_);
+      counts.Count(rec, EventIndex(event));
       merge_.Push(time, rec);
     };
     if (ring.reader) {
@@ -345,6 +347,7 @@ size_t Session::DrainPass(bool release, bool overwrite_snapshot) {
       read += ring.overwrite->ReadSnapshot(take);
       if (absl::Status s = owner.PauseOutput(false); !s.ok() && sink_status_.ok()) sink_status_ = s;
     }
+    counts.Flush(ring.cpu, &summary_);
   }
   DrainAux(/*reenable=*/true);  // not once the capture has disabled its events
   if (!release) return read;

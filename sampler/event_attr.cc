@@ -58,9 +58,10 @@ absl::StatusOr<perf_event_attr> BuildEventAttr(const EventSpec& spec, const Samp
   const bool breakpoint = spec.kind == EventKind::kBreakpoint;
 
   // IDENTIFIER routes every record of a shared ring to its event
-  // (ring_buffer_abi.md: first u64 of a sample, last u64 of a trailer).
-  attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-                     PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
+  // (ring_buffer_abi.md: first u64 of a sample, last u64 of a trailer); a
+  // sole event needs none.
+  attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
+  if (!role.sole) attr.sample_type |= PERF_SAMPLE_IDENTIFIER;
   if (context.sample_cpu || tracepoint) attr.sample_type |= PERF_SAMPLE_CPU;
   if (tracepoint) attr.sample_type |= PERF_SAMPLE_RAW;
   // -d: the data address and its source (perf's sample_address), so that

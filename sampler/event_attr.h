@@ -48,6 +48,11 @@ struct EventRole {
   // members do not sample themselves (period 0). Without it every member of
   // a group samples on its own, as in perf. On a lone event: SAMPLE_READ.
   bool leader_sampling = false;
+  // The only event of the capture: every record in its rings is its own, so
+  // no record carries an id to route it (no PERF_SAMPLE_IDENTIFIER: 8 bytes
+  // less per sample and per side-band record), as perf leaves the id out of
+  // a one-event capture.
+  bool sole = false;
 };
 
 // The attr for `spec`. InvalidArgument when the options cannot apply to this

@@ -127,6 +127,7 @@ absl::StatusOr<EventSet> EventSet::Open(const EventList& list, const SamplerOpti
       planned.role.leader = i == 0;
       planned.role.in_group = group.braced && group.events.size() > 1;
       planned.role.leader_sampling = group.leader_sampling();
+      planned.role.sole = prebuilt.empty() && list.groups.size() == 1 && group.events.size() == 1;
       planned.leader = i == 0 ? -1 : leader_index;
       absl::StatusOr<perf_event_attr> attr =
           BuildEventAttr(planned.spec, options, context, planned.role);

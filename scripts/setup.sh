@@ -24,7 +24,8 @@ packages=(
   libbpf-dev           # bpf/: loads the BPF programs (libbpf 1.1); perfring consumes the buffers itself
   bpftool              # bpf/: inspecting loaded programs and maps by hand
   clang llvm           # bpf/: compiles bpf/*.bpf.c at build time (clang -target bpf)
-  python3              # scripts/test counts test cases from Bazel's XML
+  python3              # scripts/test counts test cases from Bazel's XML; bench/overhead.sh's tables
+  gnuplot-nox          # bench/overhead.sh and bench/bpf_compare.sh draw docs/*.png
 )
 
 missing=()

@@ -36,6 +36,51 @@ CaptureSummary TwoEvents() {
   return s;
 }
 
+bool SameCounts(const LossCounts& a, const LossCounts& b) {
+  return a.samples == b.samples && a.lost == b.lost && a.lost_records == b.lost_records &&
+         a.lost_samples == b.lost_samples && a.throttles == b.throttles && a.unthrottles == b.unthrottles;
+}
+
+// RingCounts, as a drain counts each ring's records: the same summary as
+// CountRecord of every record with its ring's CPU, over several flushes.
+TEST(RingCounts, GivesTheSameSummaryAsCountRecord) {
+  const auto sample = Make(PERF_RECORD_SAMPLE, {1, 2});
+  const auto lost = Make(PERF_RECORD_LOST, {99, 5});
+  const auto lost_samples = Make(PERF_RECORD_LOST_SAMPLES, {3});
+  const auto throttle = Make(PERF_RECORD_THROTTLE, {0, 0, 0});
+  struct Counted {
+    const std::vector<uint64_t>* record;
+    int event, cpu;
+  };
+  const std::vector<std::vector<Counted>> drains = {
+      {{&sample, 0, 1}, {&lost, 0, 1}, {&sample, 1, 1}, {&sample, -1, 1}},
+      {{&sample, 1, 0}, {&throttle, 1, 0}, {&lost_samples, 0, 0}},
+      {},
+      {{&sample, 0, 1}, {&lost, 1, 1}}};
+  CaptureSummary want = TwoEvents(), got = TwoEvents();
+  RingCounts counts(got.events.size());
+  for (const std::vector<Counted>& drain : drains) {
+    for (const Counted& c : drain) {
+      CountRecord(View(*c.record), c.event, c.cpu, &want);
+      counts.Count(View(*c.record), c.event);
+    }
+    counts.Flush(drain.empty() ? 7 : drain[0].cpu, &got);
+  }
+  EXPECT_EQ(got.records, want.records);
+  EXPECT_EQ(got.record_bytes, want.record_bytes);
+  EXPECT_EQ(got.unattributed_records, want.unattributed_records);
+  EXPECT_TRUE(SameCounts(got.total, want.total));
+  ASSERT_EQ(got.per_cpu.size(), want.per_cpu.size());  // no entry for a CPU with nothing read
+  for (const auto& [cpu, c] : want.per_cpu) EXPECT_TRUE(SameCounts(got.per_cpu[cpu], c)) << cpu;
+  for (size_t e = 0; e < want.events.size(); ++e) {
+    EXPECT_TRUE(SameCounts(got.events[e].counts, want.events[e].counts)) << e;
+    ASSERT_EQ(got.events[e].per_cpu.size(), want.events[e].per_cpu.size()) << e;
+    for (const auto& [cpu, c] : want.events[e].per_cpu) {
+      EXPECT_TRUE(SameCounts(got.events[e].per_cpu[cpu], c)) << e << " cpu " << cpu;
+    }
+  }
+}
+
 TEST(CountRecord, CountsPerEventAndPerCpu) {
   CaptureSummary s = TwoEvents();
   const auto sample = Make(PERF_RECORD_SAMPLE, {1, 2});

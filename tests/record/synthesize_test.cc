@@ -249,6 +249,32 @@ TEST(Synthesize, KernelMapFromKallsyms) {
   EXPECT_EQ(m->filename, "[kernel.kallsyms]_text");
 }
 
+// kallsyms is read only up to `_text`, in 64 KiB reads: a line that straddles
+// a read, and a last line without a newline, are whole lines all the same.
+TEST(Synthesize, KernelMapFromALongKallsyms) {
+  for (const char* end : {"\n", ""}) {
+    std::string kallsyms;
+    while (kallsyms.size() < (1u << 16) - 10) kallsyms += "ffffffff80000000 t some_early_symbol\n";
+    kallsyms += std::string("ffffffff81200000 T _text") + end;
+    FakeTree tree;
+    tree.Write("proc/kallsyms", kallsyms);
+    Collected out;
+    absl::StatusOr<bool> done = SynthesizeKernelMmap(Format(), tree.paths(), out.callback());
+    ASSERT_TRUE(done.ok()) << done.status();
+    ASSERT_TRUE(*done);
+    ASSERT_EQ(out.sizes.size(), 1u);
+    const MmapRecord* m = out.at(0).get<MmapRecord>();
+    ASSERT_NE(m, nullptr);
+    EXPECT_EQ(m->addr, 0xffffffff81200000u);
+  }
+  FakeTree none;
+  none.Write("proc/kallsyms", "ffffffff81000000 T startup_64\n");
+  Collected out;
+  absl::StatusOr<bool> done = SynthesizeKernelMmap(Format(), none.paths(), out.callback());
+  ASSERT_TRUE(done.ok());
+  EXPECT_FALSE(*done);
+}
+
 TEST(Synthesize, HiddenKernelAddressesGiveNoKernelMap) {
   FakeTree tree;
   tree.Write("proc/kallsyms", "0000000000000000 T _text\n");

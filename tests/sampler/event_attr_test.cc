@@ -61,6 +61,18 @@ TEST(BuildEventAttr, DefaultsOfPerfRecord) {
   EXPECT_EQ(attr.wakeup_watermark, 128u * 4096 / 2);
 }
 
+// The only event of a capture: no record needs an id to find its event, so
+// none is sampled (perf's one-event attr: IP|TID|TIME|PERIOD, 40-byte samples).
+TEST(BuildEventAttr, SoleEventCarriesNoIdentifier) {
+  EventRole sole;
+  sole.tracking = true;
+  sole.sole = true;
+  const perf_event_attr attr = Build(Software(PERF_COUNT_SW_CPU_CLOCK), SamplerOptions{}, CommandContext(), sole);
+  EXPECT_EQ(attr.sample_type, PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD);
+  EXPECT_TRUE(attr.sample_id_all);
+  EXPECT_EQ(attr.read_format, PERF_FORMAT_ID | PERF_FORMAT_LOST);  // the ids still go into perf.data
+}
+
 // -n: perf's attr (freq and PERIOD as without -n, sample_freq 0), so the
 // kernel never samples; the side-band stays on.
 TEST(BuildEventAttr, NoSamplesZeroesTheRateAndKeepsTheRest) {
