@@ -11,6 +11,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/dump.h"
+#include "cli/profile_io.h"
 #include "perfdata/output_file.h"
 
 namespace perfring::cli {
@@ -64,29 +65,8 @@ int DumpCommand(const std::vector<std::string>& args) {
            options.symbolize = true;
            return absl::OkStatus();
          }});
-  p.Add({0, "srcline", A::kNone, "", "with --symbolize: also \"srcline\": \"file.c:42\" (DWARF line tables)",
-         [&](absl::string_view) {
-           options.symbolize = options.symbols.srcline = true;
-           return absl::OkStatus();
-         }});
-  p.Add({0, "kallsyms", A::kRequired, "FILE", "with --symbolize: kernel symbols from FILE, not /proc/kallsyms",
-         [&](absl::string_view v) {
-           options.symbolize = true;
-           options.symbols.kallsyms = std::string(v);
-           return absl::OkStatus();
-         }});
-  p.Add({0, "symfs", A::kRequired, "DIR", "with --symbolize: look binaries up under DIR",
-         [&](absl::string_view v) {
-           options.symbolize = true;
-           options.symbols.symfs = std::string(v);
-           return absl::OkStatus();
-         }});
-  p.Add({0, "no-demangle", A::kNone, "", "with --symbolize: C++ names as mangled in the symbol table",
-         [&](absl::string_view) {
-           options.symbolize = true;
-           options.symbols.demangle = false;
-           return absl::OkStatus();
-         }});
+  // --kallsyms, --symfs, --srcline, --no-demangle: each implies --symbolize.
+  AddSymbolOptions(&p, &options.symbols, &options.symbolize);
   p.Add({'o', "output", A::kRequired, "OUT", "write here instead of stdout",
          [&](absl::string_view v) {
            output = std::string(v);

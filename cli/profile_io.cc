@@ -13,29 +13,28 @@
 
 namespace perfring::cli {
 
-void AddInputOptions(ArgParser* p, InputOptions* input) {
+void AddSymbolOptions(ArgParser* p, symbolize::ProfileOptions* options, bool* given) {
   using A = OptionSpec::Arg;
-  symbolize::ProfileOptions* options = &input->symbols;
-  p->Add({'k', "kallsyms", A::kRequired, "FILE", "kernel symbols from FILE (default /proc/kallsyms)",
-          [options](absl::string_view v) {
-            options->kallsyms = std::string(v);
-            return absl::OkStatus();
-          }});
-  p->Add({0, "symfs", A::kRequired, "DIR", "look for the DSOs under DIR", [options](absl::string_view v) {
-            options->symfs = std::string(v);
-            return absl::OkStatus();
-          }});
-  p->Add({0, "srcline", A::kNone, "", "source file and line of each address (DWARF)",
-          [options](absl::string_view) {
-            options->srcline = true;
-            return absl::OkStatus();
-          }});
+  auto set = [given](auto apply) {
+    return [given, apply](absl::string_view v) {
+      if (given != nullptr) *given = true;
+      apply(v);
+      return absl::OkStatus();
+    };
+  };
+  p->Add({0, "kallsyms", A::kRequired, "FILE", "kernel symbols from FILE (default /proc/kallsyms)",
+          set([options](absl::string_view v) { options->kallsyms = std::string(v); })});
+  p->Add({0, "symfs", A::kRequired, "DIR", "look for the DSOs under DIR",
+          set([options](absl::string_view v) { options->symfs = std::string(v); })});
+  p->Add({0, "srcline", A::kNone, "", "source file and line of each address (DWARF line tables)",
+          set([options](absl::string_view) { options->srcline = true; })});
   p->Add({0, "no-demangle", A::kNone, "", "C++ names as in the symbol table",
-          [options](absl::string_view) {
-            options->demangle = false;
-            return absl::OkStatus();
-          }});
-  p->Add({'q', "quiet", A::kNone, "", "no warnings about what could not be symbolized",
+          set([options](absl::string_view) { options->demangle = false; })});
+}
+
+void AddInputOptions(ArgParser* p, InputOptions* input) {
+  AddSymbolOptions(p, &input->symbols);
+  p->Add({'q', "quiet", OptionSpec::Arg::kNone, "", "no warnings about what could not be symbolized",
           [input](absl::string_view) {
             input->quiet = true;
             return absl::OkStatus();

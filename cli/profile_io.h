@@ -23,8 +23,12 @@ struct InputOptions {
   bool quiet = false;  // -q: no warnings
 };
 
-// Adds --kallsyms FILE, --symfs DIR, --srcline, --no-demangle and -q/--quiet
-// (perf's spelling) to `parser`, filling *options.
+// Adds --kallsyms FILE, --symfs DIR, --srcline and --no-demangle (perf's
+// spelling) to `parser`, filling *options; each also sets *given when
+// `given` is not null (dump: they imply --symbolize).
+void AddSymbolOptions(ArgParser* parser, symbolize::ProfileOptions* options, bool* given = nullptr);
+
+// AddSymbolOptions and -q/--quiet, filling *options.
 void AddInputOptions(ArgParser* parser, InputOptions* options);
 
 // Opens `path` (perfring's or perf's perf.data; "-" stdin), builds its
