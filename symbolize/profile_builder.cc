@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <future>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -99,6 +100,9 @@ class Builder {
  public:
   Builder(perfdata::Reader& reader, const ProfileOptions& options)
       : reader_(reader), options_(options) {}
+  ~Builder() {
+    if (running_kallsyms_.valid()) running_kallsyms_.wait();
+  }
 
   absl::Status Init();
   absl::StatusOr<Profile> Run();
@@ -165,7 +169,15 @@ class Builder {
   std::vector<uint64_t> unwound_;  // the user pcs of a dwarf sample
   DwarfUnwinder unwinder_;
 
-  // The kernel: kallsyms, loaded on the first kernel address.
+  // The kernel: kallsyms, used from the first kernel address on. The
+  // running kernel's (/proc/kallsyms, tens of milliseconds of the kernel's
+  // formatting) is read on another thread from Init on, while the records
+  // are collected.
+  struct RunningKernel {
+    absl::StatusOr<Kallsyms> kallsyms;
+    absl::StatusOr<std::string> build_id;
+  };
+  std::future<RunningKernel> running_kallsyms_;
   std::optional<Kallsyms> kallsyms_;
   bool kallsyms_tried_ = false;
   std::string kernel_problem_;
@@ -188,6 +200,10 @@ absl::Status Builder::Init() {
     if (!k.ok()) return k.status();
     kallsyms_ = *std::move(k);
     kallsyms_tried_ = true;
+  } else {
+    running_kallsyms_ = std::async(std::launch::async, [] {
+      return RunningKernel{Kallsyms::Load("/proc/kallsyms"), perfdata::ReadKernelBuildId()};
+    });
   }
   const EventTable& events = reader_.events();
   for (size_t i = 0; i < events.size(); ++i) {
@@ -270,14 +286,15 @@ uint32_t Builder::MappingOf(uint32_t dso) {
 const Kallsyms* Builder::kallsyms() {
   if (!kallsyms_tried_) {
     kallsyms_tried_ = true;
-    absl::StatusOr<Kallsyms> k = Kallsyms::Load("/proc/kallsyms");
+    RunningKernel kernel = running_kallsyms_.get();
+    absl::StatusOr<Kallsyms>& k = kernel.kallsyms;
     if (!k.ok()) {
       kernel_problem_ = std::string(k.status().message());
     } else {
       // The running kernel's symbols fit the capture's only if it is the
       // same kernel.
       auto id = capture_build_ids_.find(std::string(kKernelDso));
-      absl::StatusOr<std::string> running = perfdata::ReadKernelBuildId();
+      const absl::StatusOr<std::string>& running = kernel.build_id;
       if (id != capture_build_ids_.end() && running.ok() &&
           perfdata::HexBytes(*running) != id->second) {
         kernel_problem_ = absl::StrCat("build-id mismatch (capture ", id->second,
