@@ -11,6 +11,7 @@
 #include "decode/record_type.h"
 #include "decode/views.h"
 #include "perfdata/format.h"
+#include "perfdata/huge_pages.h"
 
 namespace perfring::perfdata {
 namespace {
@@ -41,7 +42,8 @@ absl::StatusOr<TimeOrderedRecords> TimeOrderedRecords::Collect(
   // it, where only its overlap with the previous rounds moves. The order is
   // that of one sort of everything ((time, position) is a total order), at
   // the cost of the rounds' sorts; the reserve spares the copies of growing.
-  out.records_.reserve(reader.input_size() / 48);
+  out.records_.reserve(reader.input_size() / 32);  // records are 32 bytes or more
+  AdviseHugePages(out.records_.data(), out.records_.capacity() * sizeof(Entry));
   size_t round_start = 0;
   auto by_time = [](const Entry& a, const Entry& b) {
     return a.time != b.time ? a.time < b.time : a.seq < b.seq;

@@ -20,6 +20,7 @@
 #include "decode/record.h"
 #include "perfdata/build_id.h"
 #include "perfdata/dso_hits.h"
+#include "perfdata/huge_pages.h"
 #include "perfdata/time_order.h"
 #include "symbolize/address_spaces.h"
 #include "symbolize/demangle.h"
@@ -701,6 +702,8 @@ absl::StatusOr<Profile> Builder::Run() {
       });
   if (!sorted.ok()) return sorted.status();
   profile_.samples.reserve(sorted->records().size());
+  perfdata::AdviseHugePages(profile_.samples.data(),
+                            profile_.samples.capacity() * sizeof(symbolize::Sample));
   for (const perfdata::TimeOrderedRecords::Entry& e : sorted->records()) {
     if (absl::Status s = OnRecord(e); !s.ok()) return s;
   }
@@ -728,6 +731,7 @@ absl::StatusOr<Profile> Builder::Run() {
     }
     std::vector<symbolize::Sample> samples;
     samples.reserve(profile_.samples.size());
+    perfdata::AdviseHugePages(samples.data(), samples.capacity() * sizeof(symbolize::Sample));
     std::vector<SampleAddresses> addresses;
     addresses.reserve(profile_.sample_addresses.size());
     for (uint32_t i : by_position) {
