@@ -41,14 +41,20 @@ absl::StatusOr<TimeOrderedRecords> TimeOrderedRecords::Collect(
   // sorted on its own as it ends and merged into the sorted records before
   // it, where only its overlap with the previous rounds moves. The order is
   // that of one sort of everything ((time, position) is a total order), at
-  // the cost of the rounds' sorts; the reserve spares the copies of growing.
-  out.records_.reserve(reader.input_size() / 32);  // records are 32 bytes or more
-  AdviseHugePages(out.records_.data(), out.records_.capacity() * sizeof(Entry));
+  // the cost of the rounds' sorts. The reserve (as many bytes as the input
+  // has) spares most of the copies of growing.
+  out.records_.reserve(reader.input_size() / sizeof(Entry));
+  const Entry* advised = out.records_.data();
+  AdviseHugePages(advised, out.records_.capacity() * sizeof(Entry));
   size_t round_start = 0;
   auto by_time = [](const Entry& a, const Entry& b) {
     return a.time != b.time ? a.time < b.time : a.seq < b.seq;
   };
   auto end_round = [&] {
+    if (out.records_.data() != advised) {  // new storage, filled from here on
+      advised = out.records_.data();
+      AdviseHugePages(advised, out.records_.capacity() * sizeof(Entry));
+    }
     const auto begin = out.records_.begin() + static_cast<ptrdiff_t>(round_start);
     std::sort(begin, out.records_.end(), by_time);
     if (begin != out.records_.begin() && begin != out.records_.end() && by_time(*begin, *(begin - 1))) {
