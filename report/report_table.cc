@@ -484,18 +484,23 @@ void RenderEvent(const Profile& profile, const ReportOptions& options, uint32_t 
     const Row& r = rows[index];
     double percent = total == 0 ? 0 : 100.0 * static_cast<double>(weight(r)) / total;
     if (percent < options.percent_limit) continue;
-    std::string line = " ";
-    std::vector<std::string> values;
-    if (children) values = {Percent(r.children, total), Percent(r.self, total)};
-    else values = {Percent(r.self, total)};
+    // Written in place (one row per distinct key: a hundred thousand lines).
+    out->push_back(' ');
     for (size_t c = 0; c < columns.size(); ++c) {
-      absl::string_view cell = c < value_columns ? values[c] : r.cells[c - value_columns];
-      bool last = c + 1 == columns.size();
-      absl::StrAppend(&line, " ", c == 0 ? "" : " ",
-                      columns[c].right ? PadLeft(cell, widths[c])
-                                       : (last ? std::string(cell) : PadRight(cell, widths[c])));
+      out->append(c == 0 ? " " : "  ");
+      if (c < value_columns) {  // "%.2f%%" right-aligned in the column
+        const uint64_t part = children && c == 0 ? r.children : r.self;
+        const double p = total == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(total);
+        absl::StrAppendFormat(out, "%*.2f%%", static_cast<int>(widths[c]) - 1, p);
+        continue;
+      }
+      const std::string& cell = r.cells[c - value_columns];
+      const size_t pad = cell.size() < widths[c] ? widths[c] - cell.size() : 0;
+      if (columns[c].right) out->append(pad, ' ');
+      out->append(cell);
+      if (!columns[c].right && c + 1 != columns.size()) out->append(pad, ' ');
     }
-    absl::StrAppend(out, line, "\n");
+    out->push_back('\n');
     // A row lighter than the threshold has no branch to draw.
     if (!call_graph || r.contributions.empty() || weight(r) < min_hit) continue;
 
