@@ -56,7 +56,23 @@ absl::StatusOr<TimeOrderedRecords> TimeOrderedRecords::Collect(
       AdviseHugePages(advised, out.records_.capacity() * sizeof(Entry));
     }
     const auto begin = out.records_.begin() + static_cast<ptrdiff_t>(round_start);
-    std::sort(begin, out.records_.end(), by_time);
+    // A round is the rings' records one ring's flush after the other, each
+    // in time order: its ascending runs are merged pairwise, O(n log runs).
+    std::vector<std::vector<Entry>::iterator> runs = {begin};
+    for (auto it = begin; it != out.records_.end(); ++it) {
+      if (it != begin && by_time(*it, *(it - 1))) runs.push_back(it);
+    }
+    runs.push_back(out.records_.end());
+    while (runs.size() > 2) {
+      size_t kept = 0;
+      for (size_t i = 0; i + 2 < runs.size(); i += 2) {
+        std::inplace_merge(runs[i], runs[i + 1], runs[i + 2], by_time);
+        runs[kept++] = runs[i];
+      }
+      if (runs.size() % 2 == 0) runs[kept++] = runs[runs.size() - 2];
+      runs[kept++] = runs.back();
+      runs.resize(kept);
+    }
     if (begin != out.records_.begin() && begin != out.records_.end() && by_time(*begin, *(begin - 1))) {
       std::inplace_merge(std::upper_bound(out.records_.begin(), begin, *begin, by_time), begin,
                          out.records_.end(), by_time);
