@@ -16,6 +16,7 @@
 namespace perfring::perfdata {
 namespace {
 constexpr size_t kArenaBlock = 1 << 20;  // > any record (u16 size)
+constexpr uint64_t kMaxReserve = uint64_t{256} << 20;  // bytes of entries reserved up front
 }  // namespace
 
 RecordRef TimeOrderedRecords::Entry::ref() const {
@@ -40,10 +41,10 @@ absl::StatusOr<TimeOrderedRecords> TimeOrderedRecords::Collect(
   // perf writes its records in rounds (FINISHED_ROUND): each round is
   // sorted on its own as it ends and merged into the sorted records before
   // it, where only its overlap with the previous rounds moves. The order is
-  // that of one sort of everything ((time, position) is a total order), at
-  // the cost of the rounds' sorts. The reserve (as many bytes as the input
-  // has) spares most of the copies of growing.
-  out.records_.reserve(reader.input_size() / sizeof(Entry));
+  // that of one sort of everything ((time, position) is a total order). The
+  // reserve (as many bytes as the input has, up to kMaxReserve) spares most
+  // of the copies of growing.
+  out.records_.reserve(std::min<uint64_t>(reader.input_size(), kMaxReserve) / sizeof(Entry));
   const Entry* advised = out.records_.data();
   AdviseHugePages(advised, out.records_.capacity() * sizeof(Entry));
   size_t round_start = 0;
