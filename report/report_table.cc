@@ -356,30 +356,49 @@ void RenderEvent(const Profile& profile, const ReportOptions& options, uint32_t 
   const Srclines srclines = uses.srcline ? SrclinesOf(profile) : Srclines{};
 
   // Samples summed by stack and the sample-side keys.
+  // Keyed by the stack alone (no sample-side key), the groups are found
+  // by a table indexed by stack, not hashed.
+  const bool by_stack_only = !uses.comm && !uses.tid && !uses.cpu;
   std::vector<Group> groups;
   absl::flat_hash_map<GroupKey, uint32_t> group_index;
+  std::vector<uint32_t> group_of_stack(by_stack_only ? profile.stacks.size() : 0, kNone);
   uint64_t total = 0, samples = 0;
   for (const symbolize::Sample& s : profile.samples) {
     if (s.event != event || s.stack == kNone) continue;
     GroupKey g;
     g.stack = s.stack;
-    if (uses.comm) g.comm = s.comm;
-    if (uses.tid) g.tid = s.tid;
-    if (uses.cpu) g.cpu = s.cpu;
-    auto [it, inserted] = group_index.try_emplace(g, static_cast<uint32_t>(groups.size()));
-    if (inserted) groups.push_back(Group{g, 0});
-    groups[it->second].period += s.period;
+    uint32_t index;
+    if (by_stack_only) {
+      index = group_of_stack[s.stack];
+      if (index == kNone) {
+        index = group_of_stack[s.stack] = static_cast<uint32_t>(groups.size());
+        groups.push_back(Group{g, 0});
+      }
+    } else {
+      if (uses.comm) g.comm = s.comm;
+      if (uses.tid) g.tid = s.tid;
+      if (uses.cpu) g.cpu = s.cpu;
+      auto [it, inserted] = group_index.try_emplace(g, static_cast<uint32_t>(groups.size()));
+      if (inserted) groups.push_back(Group{g, 0});
+      index = it->second;
+    }
+    groups[index].period += s.period;
     total += s.period;
     ++samples;
   }
 
   // Rows: each group's leaf is its Self; in children mode every distinct
   // key of its stack gets its Children (once per stack, at the leaf-most place).
+  // Without sample-side keys a row is a function of the location alone:
+  // each location's row is looked up once.
   std::vector<Row> rows;
   absl::flat_hash_map<RowKey, uint32_t> row_index;
+  std::vector<uint32_t> row_of_location(by_stack_only ? profile.locations.size() : 0, kNone);
   auto row_of = [&](const GroupKey& g, uint32_t loc) -> Row& {
+    if (by_stack_only && row_of_location[loc] != kNone) return rows[row_of_location[loc]];
     RowKey key = KeyOf(profile, uses, srclines, g, loc);
     auto [it, inserted] = row_index.try_emplace(key, static_cast<uint32_t>(rows.size()));
+    if (by_stack_only) row_of_location[loc] = it->second;
     if (inserted) {
       Row r;
       r.key = key;
@@ -465,18 +484,23 @@ void RenderEvent(const Profile& profile, const ReportOptions& options, uint32_t 
     const Row& r = rows[index];
     double percent = total == 0 ? 0 : 100.0 * static_cast<double>(weight(r)) / total;
     if (percent < options.percent_limit) continue;
-    std::string line = " ";
-    std::vector<std::string> values;
-    if (children) values = {Percent(r.children, total), Percent(r.self, total)};
-    else values = {Percent(r.self, total)};
+    // Written in place (one row per distinct key: a hundred thousand lines).
+    out->push_back(' ');
     for (size_t c = 0; c < columns.size(); ++c) {
-      absl::string_view cell = c < value_columns ? values[c] : r.cells[c - value_columns];
-      bool last = c + 1 == columns.size();
-      absl::StrAppend(&line, " ", c == 0 ? "" : " ",
-                      columns[c].right ? PadLeft(cell, widths[c])
-                                       : (last ? std::string(cell) : PadRight(cell, widths[c])));
+      out->append(c == 0 ? " " : "  ");
+      if (c < value_columns) {  // "%.2f%%" right-aligned in the column
+        const uint64_t part = children && c == 0 ? r.children : r.self;
+        const double p = total == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(total);
+        absl::StrAppendFormat(out, "%*.2f%%", static_cast<int>(widths[c]) - 1, p);
+        continue;
+      }
+      const std::string& cell = r.cells[c - value_columns];
+      const size_t pad = cell.size() < widths[c] ? widths[c] - cell.size() : 0;
+      if (columns[c].right) out->append(pad, ' ');
+      out->append(cell);
+      if (!columns[c].right && c + 1 != columns.size()) out->append(pad, ' ');
     }
-    absl::StrAppend(out, line, "\n");
+    out->push_back('\n');
     // A row lighter than the threshold has no branch to draw.
     if (!call_graph || r.contributions.empty() || weight(r) < min_hit) continue;
 

@@ -6,19 +6,24 @@
 
 #include <algorithm>
 #include <climits>
+#include <future>
 #include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/hash/hash.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/types/span.h"
 #include "decode/decoder.h"
 #include "decode/record.h"
 #include "perfdata/build_id.h"
 #include "perfdata/dso_hits.h"
+#include "perfdata/huge_pages.h"
 #include "perfdata/time_order.h"
 #include "symbolize/address_spaces.h"
 #include "symbolize/demangle.h"
@@ -95,10 +100,69 @@ struct CacheKey {
   }
 };
 
+// A raw callchain in its context: the process, the generations of its
+// and the kernel's maps, the sample's cpumode, and the chain's bytes as
+// recorded (borrowed from the record, which outlives the cache: see Run).
+struct ChainKey {
+  int32_t pid;
+  uint32_t generations[2];
+  uint16_t cpumode;
+  absl::string_view chain;
+  bool operator==(const ChainKey& o) const {
+    return pid == o.pid && generations[0] == o.generations[0] &&
+           generations[1] == o.generations[1] && cpumode == o.cpumode && chain == o.chain;
+  }
+  template <typename H>
+  friend H AbslHashValue(H h, const ChainKey& k) {
+    return H::combine(std::move(h), k.pid, k.generations[0], k.generations[1], k.cpumode, k.chain);
+  }
+};
+
+// The profile's stacks interned by their locations, without a copy of
+// them: the set holds stack indices, hashed and compared through the
+// stack_locations they name; lookups go by the locations themselves.
+class StackSet {
+ public:
+  explicit StackSet(const Profile& profile)
+      : set_(0, Hash{&profile}, Eq{&profile}) {}
+  // The stack with these locations, or kNone.
+  uint32_t Find(absl::Span<const uint32_t> locations) const {
+    auto it = set_.find(locations);
+    return it == set_.end() ? kNone : *it;
+  }
+  // Adds stack `index` (already in the profile).
+  void Insert(uint32_t index) { set_.insert(index); }
+
+ private:
+  using Locations = absl::Span<const uint32_t>;
+  static Locations Of(const Profile& p, uint32_t stack) {
+    const Stack& s = p.stacks[stack];
+    return Locations(p.stack_locations.data() + s.begin, s.size);
+  }
+  struct Hash {
+    using is_transparent = void;
+    const Profile* profile;
+    size_t operator()(Locations l) const { return absl::HashOf(l); }
+    size_t operator()(uint32_t stack) const { return (*this)(Of(*profile, stack)); }
+  };
+  struct Eq {
+    using is_transparent = void;
+    const Profile* profile;
+    Locations of(Locations l) const { return l; }
+    Locations of(uint32_t stack) const { return Of(*profile, stack); }
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const { return of(a) == of(b); }
+  };
+  absl::flat_hash_set<uint32_t, Hash, Eq> set_;
+};
+
 class Builder {
  public:
   Builder(perfdata::Reader& reader, const ProfileOptions& options)
       : reader_(reader), options_(options) {}
+  ~Builder() {
+    if (running_kallsyms_.valid()) running_kallsyms_.wait();
+  }
 
   absl::Status Init();
   absl::StatusOr<Profile> Run();
@@ -151,7 +215,7 @@ class Builder {
   absl::flat_hash_map<std::pair<uint32_t, uint64_t>, uint32_t> function_by_start_;
   absl::flat_hash_map<std::string, uint32_t> comm_index_;
   absl::flat_hash_map<int32_t, uint32_t> thread_comm_;  // tid -> comm index
-  absl::flat_hash_map<std::string, uint32_t> stack_index_;  // location bytes -> stack
+  StackSet stack_index_{profile_};  // stacks of more than one frame
   std::vector<uint32_t> stack_of_location_;  // the one-frame stack of each location, or kNone
   absl::flat_hash_map<int32_t, std::optional<PerfMap>> perf_maps_;
   std::vector<uint32_t> scratch_;  // the stack being built, leaf first
@@ -160,12 +224,19 @@ class Builder {
     uint32_t stack = kNone;
     bool invalid_context = false;  // the chain held an invalid context value
   };
-  absl::flat_hash_map<std::string, CachedStack> stack_by_chain_;
-  std::string chain_key_;          // reused: no allocation per sample
+  absl::flat_hash_map<ChainKey, CachedStack> stack_by_chain_;  // cleared at the end of Run
   std::vector<uint64_t> unwound_;  // the user pcs of a dwarf sample
   DwarfUnwinder unwinder_;
 
-  // The kernel: kallsyms, loaded on the first kernel address.
+  // The kernel: kallsyms, used from the first kernel address on. The
+  // running kernel's (/proc/kallsyms, tens of milliseconds of the kernel's
+  // formatting) is read on another thread from Init on, while the records
+  // are collected.
+  struct RunningKernel {
+    absl::StatusOr<Kallsyms> kallsyms;
+    absl::StatusOr<std::string> build_id;
+  };
+  std::future<RunningKernel> running_kallsyms_;
   std::optional<Kallsyms> kallsyms_;
   bool kallsyms_tried_ = false;
   std::string kernel_problem_;
@@ -188,6 +259,10 @@ absl::Status Builder::Init() {
     if (!k.ok()) return k.status();
     kallsyms_ = *std::move(k);
     kallsyms_tried_ = true;
+  } else {
+    running_kallsyms_ = std::async(std::launch::async, [] {
+      return RunningKernel{Kallsyms::Load("/proc/kallsyms"), perfdata::ReadKernelBuildId()};
+    });
   }
   const EventTable& events = reader_.events();
   for (size_t i = 0; i < events.size(); ++i) {
@@ -270,14 +345,15 @@ uint32_t Builder::MappingOf(uint32_t dso) {
 const Kallsyms* Builder::kallsyms() {
   if (!kallsyms_tried_) {
     kallsyms_tried_ = true;
-    absl::StatusOr<Kallsyms> k = Kallsyms::Load("/proc/kallsyms");
+    RunningKernel kernel = running_kallsyms_.get();
+    absl::StatusOr<Kallsyms>& k = kernel.kallsyms;
     if (!k.ok()) {
       kernel_problem_ = std::string(k.status().message());
     } else {
       // The running kernel's symbols fit the capture's only if it is the
       // same kernel.
       auto id = capture_build_ids_.find(std::string(kKernelDso));
-      absl::StatusOr<std::string> running = perfdata::ReadKernelBuildId();
+      const absl::StatusOr<std::string>& running = kernel.build_id;
       if (id != capture_build_ids_.end() && running.ok() &&
           perfdata::HexBytes(*running) != id->second) {
         kernel_problem_ = absl::StrCat("build-id mismatch (capture ", id->second,
@@ -468,15 +544,12 @@ uint32_t Builder::InternStack() {
     }
     return stack_of_location_[loc];
   }
-  const absl::string_view key(reinterpret_cast<const char*>(scratch_.data()),
-                              scratch_.size() * sizeof(uint32_t));
-  auto it = stack_index_.find(key);
-  if (it != stack_index_.end()) return it->second;
+  if (const uint32_t found = stack_index_.Find(scratch_); found != kNone) return found;
   const uint32_t index = static_cast<uint32_t>(profile_.stacks.size());
   profile_.stacks.push_back({static_cast<uint32_t>(profile_.stack_locations.size()),
                              static_cast<uint32_t>(scratch_.size())});
   profile_.stack_locations.insert(profile_.stack_locations.end(), scratch_.begin(), scratch_.end());
-  stack_index_.emplace(std::string(key), index);
+  stack_index_.Insert(index);
   return index;
 }
 
@@ -542,13 +615,14 @@ absl::Status Builder::OnSample(const perfdata::TimeOrderedRecords::Entry& e, con
   // the kernel's maps, cpumode, the chain as recorded): samples of a hot
   // loop repeat it, so it is looked up once per distinct raw chain.
   const bool cacheable = !dwarf && has_chain && !s.callchain.empty();
+  ChainKey chain_key{};
   if (cacheable) {
-    const uint32_t gens[2] = {spaces_.generation(pid), spaces_.generation(AddressSpaces::kKernel)};
-    chain_key_.assign(reinterpret_cast<const char*>(&pid), sizeof pid);
-    chain_key_.append(reinterpret_cast<const char*>(gens), sizeof gens);
-    chain_key_.append(reinterpret_cast<const char*>(&cpumode), sizeof cpumode);
-    chain_key_.append(reinterpret_cast<const char*>(s.callchain.data()), s.callchain.size() * 8);
-    auto it = stack_by_chain_.find(chain_key_);
+    chain_key = {pid,
+                 {spaces_.generation(pid), spaces_.generation(AddressSpaces::kKernel)},
+                 cpumode,
+                 absl::string_view(reinterpret_cast<const char*>(s.callchain.data()),
+                                   s.callchain.size() * 8)};
+    auto it = stack_by_chain_.find(chain_key);
     if (it != stack_by_chain_.end()) {
       out.stack = it->second.stack;
       invalid_contexts_ += it->second.invalid_context;
@@ -578,7 +652,7 @@ absl::Status Builder::OnSample(const perfdata::TimeOrderedRecords::Entry& e, con
   }
   if (scratch_.empty() && (type & PERF_SAMPLE_IP)) scratch_.push_back(Resolve(pid, s.ip, cpumode));
   if (!scratch_.empty()) out.stack = InternStack();
-  if (cacheable) stack_by_chain_.emplace(chain_key_, CachedStack{out.stack, invalid_contexts_ > invalid_before});
+  if (cacheable) stack_by_chain_.emplace(chain_key, CachedStack{out.stack, invalid_contexts_ > invalid_before});
   return AddSample(out);
 }
 
@@ -684,9 +758,12 @@ absl::StatusOr<Profile> Builder::Run() {
       });
   if (!sorted.ok()) return sorted.status();
   profile_.samples.reserve(sorted->records().size());
+  perfdata::AdviseHugePages(profile_.samples.data(),
+                            profile_.samples.capacity() * sizeof(symbolize::Sample));
   for (const perfdata::TimeOrderedRecords::Entry& e : sorted->records()) {
     if (absl::Status s = OnRecord(e); !s.ok()) return s;
   }
+  stack_by_chain_ = {};  // its keys point into the records
   if (invalid_contexts_ > 0) {
     Warn(absl::StrCat(invalid_contexts_,
                       " sample(s) whose callchain holds an invalid context value: their stacks end "
@@ -711,6 +788,7 @@ absl::StatusOr<Profile> Builder::Run() {
     }
     std::vector<symbolize::Sample> samples;
     samples.reserve(profile_.samples.size());
+    perfdata::AdviseHugePages(samples.data(), samples.capacity() * sizeof(symbolize::Sample));
     std::vector<SampleAddresses> addresses;
     addresses.reserve(profile_.sample_addresses.size());
     for (uint32_t i : by_position) {
