@@ -263,7 +263,8 @@ TEST(Synthesize, KernelMapFromALongKallsyms) {
     ASSERT_TRUE(done.ok()) << done.status();
     ASSERT_TRUE(*done);
     ASSERT_EQ(out.sizes.size(), 1u);
-    const MmapRecord* m = out.at(0).get<MmapRecord>();
+    const Record rec = out.at(0);  // the view below points into it
+    const MmapRecord* m = rec.get<MmapRecord>();
     ASSERT_NE(m, nullptr);
     EXPECT_EQ(m->addr, 0xffffffff81200000u);
   }
