@@ -3,15 +3,12 @@
 #include <elf.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "symbolize/symbol_choice.h"
+#include "symbolize/text_file.h"
 
 namespace perfring::symbolize {
 namespace {
@@ -87,15 +84,9 @@ absl::StatusOr<Kallsyms> Kallsyms::Parse(std::string text) {
 }
 
 absl::StatusOr<Kallsyms> Kallsyms::Load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    const int e = errno;
-    const std::string what = absl::StrCat(path, ": ", std::strerror(e));
-    return e == ENOENT ? absl::NotFoundError(what) : absl::PermissionDeniedError(what);
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  absl::StatusOr<Kallsyms> k = Parse(text.str());
+  absl::StatusOr<std::string> text = ReadTextFile(path);
+  if (!text.ok()) return text.status();
+  absl::StatusOr<Kallsyms> k = Parse(*text);
   if (!k.ok()) return absl::InvalidArgumentError(absl::StrCat(path, ": ", k.status().message()));
   return k;
 }

@@ -1,15 +1,12 @@
 #include "symbolize/perf_map.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "symbolize/text_file.h"
 
 namespace perfring::symbolize {
 
@@ -46,15 +43,9 @@ PerfMap PerfMap::Parse(absl::string_view text) {
 }
 
 absl::StatusOr<PerfMap> PerfMap::Load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    const int e = errno;
-    const std::string what = absl::StrCat(path, ": ", std::strerror(e));
-    return e == ENOENT ? absl::NotFoundError(what) : absl::PermissionDeniedError(what);
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return Parse(text.str());
+  absl::StatusOr<std::string> text = ReadTextFile(path);
+  if (!text.ok()) return text.status();
+  return Parse(*text);
 }
 
 const PerfMap::Symbol* PerfMap::Lookup(uint64_t address) const {

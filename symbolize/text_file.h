@@ -1,0 +1,18 @@
+// The whole of a small text file that symbolization reads (kallsyms, a
+// perf-map file). A free function with no state: thread-safe.
+#ifndef PERFRING_SYMBOLIZE_TEXT_FILE_H_
+#define PERFRING_SYMBOLIZE_TEXT_FILE_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace perfring::symbolize {
+
+// The file's bytes. NotFound when it does not exist, PermissionDenied when it
+// cannot be opened otherwise; the message is "PATH: <strerror>".
+absl::StatusOr<std::string> ReadTextFile(const std::string& path);
+
+}  // namespace perfring::symbolize
+
+#endif  // PERFRING_SYMBOLIZE_TEXT_FILE_H_
