@@ -23,11 +23,7 @@ int ExportCommand(const std::vector<std::string>& args) {
   bool help = false;
   using A = OptionSpec::Arg;
   ArgParser p("perfring export [FILE] --format pprof|folded|speedscope [-o OUT] [-e EVENT]");
-  p.Add({'i', "input", A::kRequired, "FILE", "input file (default perf.data; - = stdin)",
-         [&](absl::string_view v) {
-           input = std::string(v);
-           return absl::OkStatus();
-         }});
+  AddInputFileOption(&p, &input);
   p.Add({'F', "format", A::kRequired, "pprof|folded|speedscope",
          "pprof: gzipped profile.proto; folded: flamegraph.pl's input; speedscope: its JSON",
          [&](absl::string_view v) {
@@ -54,12 +50,7 @@ int ExportCommand(const std::vector<std::string>& args) {
 
   std::vector<std::string> positional;
   if (std::optional<int> done = p.ParseCommandLine("export", args, &positional, &help)) return *done;
-  if (positional.size() > 1 || (positional.size() == 1 && !input.empty())) {
-    std::fprintf(stderr, "perfring export: give one input file\n");
-    return 2;
-  }
-  if (positional.size() == 1) input = positional[0];
-  if (input.empty()) input = "perf.data";
+  if (std::optional<int> bad = TakeInputFile("export", positional, &input)) return *bad;
   if (format.empty()) {
     std::fprintf(stderr, "perfring export: give --format pprof, folded or speedscope\n");
     return 2;

@@ -21,11 +21,7 @@ int FlameGraphCommand(const std::vector<std::string>& args) {
   bool help = false;
   using A = OptionSpec::Arg;
   ArgParser p("perfring flamegraph [FILE] [-o OUT.svg] [-e EVENT] [--title TEXT] [--width PX]");
-  p.Add({'i', "input", A::kRequired, "FILE", "input file (default perf.data; - = stdin)",
-         [&](absl::string_view v) {
-           input = std::string(v);
-           return absl::OkStatus();
-         }});
+  AddInputFileOption(&p, &input);
   p.Add({'o', "output", A::kRequired, "OUT", "the SVG (default flamegraph.svg; - = stdout)",
          [&](absl::string_view v) {
            output = std::string(v);
@@ -58,12 +54,7 @@ int FlameGraphCommand(const std::vector<std::string>& args) {
   std::vector<std::string> positional;
   if (std::optional<int> done = p.ParseCommandLine("flamegraph", args, &positional, &help))
     return *done;
-  if (positional.size() > 1 || (positional.size() == 1 && !input.empty())) {
-    std::fprintf(stderr, "perfring flamegraph: give one input file\n");
-    return 2;
-  }
-  if (positional.size() == 1) input = positional[0];
-  if (input.empty()) input = "perf.data";
+  if (std::optional<int> bad = TakeInputFile("flamegraph", positional, &input)) return *bad;
   if (absl::Status s = perfdata::CheckOutputPath(output); !s.ok())
     return ReportError("flamegraph", s);
 

@@ -32,6 +32,26 @@ void AddSymbolOptions(ArgParser* p, symbolize::ProfileOptions* options, bool* gi
           set([options](absl::string_view) { options->demangle = false; })});
 }
 
+void AddInputFileOption(ArgParser* p, std::string* path) {
+  p->Add({'i', "input", OptionSpec::Arg::kRequired, "FILE", "input file (default perf.data; - = stdin)",
+          [path](absl::string_view v) {
+            *path = std::string(v);
+            return absl::OkStatus();
+          }});
+}
+
+std::optional<int> TakeInputFile(absl::string_view command, const std::vector<std::string>& positional,
+                                 std::string* path) {
+  if (positional.size() > 1 || (positional.size() == 1 && !path->empty())) {
+    std::fprintf(stderr, "perfring %.*s: give one input file\n", static_cast<int>(command.size()),
+                 command.data());
+    return 2;
+  }
+  if (positional.size() == 1) *path = positional[0];
+  if (path->empty()) *path = "perf.data";
+  return std::nullopt;
+}
+
 void AddInputOptions(ArgParser* p, InputOptions* input) {
   AddSymbolOptions(p, &input->symbols);
   p->Add({'q', "quiet", OptionSpec::Arg::kNone, "", "no warnings about what could not be symbolized",

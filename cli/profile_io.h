@@ -6,7 +6,9 @@
 #define PERFRING_CLI_PROFILE_IO_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -27,6 +29,16 @@ struct InputOptions {
 // spelling) to `parser`, filling *options; each also sets *given when
 // `given` is not null (dump: they imply --symbolize).
 void AddSymbolOptions(ArgParser* parser, symbolize::ProfileOptions* options, bool* given = nullptr);
+
+// -i/--input FILE (perf's spelling; "-" is stdin) into *path.
+void AddInputFileOption(ArgParser* parser, std::string* path);
+
+// For the commands that also take their input as one positional FILE
+// (export, flamegraph): applies it to *path, which is perf.data when neither
+// it nor -i was given. Two inputs are a usage error: said on stderr as
+// "perfring COMMAND: give one input file", and its exit status (2) returned.
+std::optional<int> TakeInputFile(absl::string_view command, const std::vector<std::string>& positional,
+                                 std::string* path);
 
 // AddSymbolOptions and -q/--quiet, filling *options.
 void AddInputOptions(ArgParser* parser, InputOptions* options);

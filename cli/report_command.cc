@@ -22,11 +22,7 @@ int ReportCommand(const std::vector<std::string>& args) {
   ArgParser p(
       "perfring report [-i FILE] [--sort KEYS] [--children|--no-children] [-g [graph,0.5,caller]] "
       "[--percent-limit P] [--stdio] [--kallsyms FILE] [--symfs DIR] [--srcline]");
-  p.Add({'i', "input", A::kRequired, "FILE", "input file (default perf.data; - = stdin)",
-         [&](absl::string_view v) {
-           input = std::string(v);
-           return absl::OkStatus();
-         }});
+  AddInputFileOption(&p, &input);
   p.Add({'s', "sort", A::kRequired, "KEYS",
          "comm,dso,sym (default), pid (tid), cpu, srcline: perf's keys",
          [&](absl::string_view v) {
