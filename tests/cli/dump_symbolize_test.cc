@@ -25,6 +25,7 @@ namespace {
 
 using perfdata::test_util::FileImage;
 using perfdata::test_util::RunCommand;
+using perfdata::test_util::Runfile;
 using symbolize::testing::Compile;
 using symbolize::testing::FreshDir;
 using symbolize::testing::kTestSource;
@@ -56,11 +57,6 @@ std::vector<nlohmann::json> Samples(const std::string& text) {
     if (j["type"] == "SAMPLE") out.push_back(j);
   }
   return out;
-}
-
-std::string Runfile(const std::string& path) {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  return absl::StrCat(srcdir ? srcdir : ".", "/perfring/", path);
 }
 
 class DumpSymbolizeTest : public ::testing::Test {

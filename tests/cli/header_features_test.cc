@@ -25,15 +25,11 @@ namespace {
 
 using perfdata::test_util::CommandResult;
 using perfdata::test_util::RunCommand;
+using perfdata::test_util::Runfile;
 
 std::string TmpDir() {
   const char* dir = std::getenv("TEST_TMPDIR");
   return dir != nullptr ? dir : "/tmp";
-}
-
-std::string Runfile(const std::string& path) {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  return absl::StrCat(srcdir ? srcdir : ".", "/perfring/", path);
 }
 
 // The lines of `perf report --header-only -I` that describe the machine's

@@ -43,6 +43,7 @@
 namespace {
 
 using ::perfring::perfdata::test_util::TemporaryOutputsOf;
+using ::perfring::perfdata::test_util::Runfile;
 
 struct Result {
   int status = -1;
@@ -74,11 +75,6 @@ Result Shell(const std::string& command) {
   return r;
 }
 
-
-std::string Runfile(const std::string& path) {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  return absl::StrCat(srcdir ? srcdir : ".", "/perfring/", path);
-}
 
 // The sample count of perfring's "Captured and wrote ... (N samples)" line.
 int CapturedSamples(const std::string& err) {

@@ -40,13 +40,9 @@ using ::perfring::perfdata::test_util::RunCommand;
 using ::perfring::perfdata::test_util::TempPath;
 using ::perfring::perfdata::test_util::TemporaryOutputsOf;
 using ::perfring::perfdata::test_util::WriteFileOrDie;
+using ::perfring::perfdata::test_util::Runfile;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-std::string Runfile(const std::string& path) {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  return absl::StrCat(srcdir ? srcdir : ".", "/perfring/", path);
-}
 
 bool Exists(const std::string& path) {
   struct stat st;

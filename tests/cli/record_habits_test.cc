@@ -31,13 +31,9 @@ using ::perfring::perfdata::test_util::HavePerf;
 using ::perfring::perfdata::test_util::ReadFileOrDie;
 using ::perfring::perfdata::test_util::RunCommand;
 using ::perfring::perfdata::test_util::TempPath;
+using ::perfring::perfdata::test_util::Runfile;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-std::string Runfile(const std::string& path) {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  return absl::StrCat(srcdir ? srcdir : ".", "/perfring/", path);
-}
 
 // The distinct values `perf script -F FIELD` prints for a file, one per line.
 std::set<std::string> PerfScriptValues(const std::string& data, const std::string& field) {

@@ -35,11 +35,7 @@ using perfring::perfdata::test_util::HavePerf;
 using perfring::perfdata::test_util::ReadFileOrDie;
 using perfring::perfdata::test_util::RunCommand;
 using perfring::perfdata::test_util::TempPath;
-
-std::string Runfile(const std::string& path) {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  return absl::StrCat(srcdir ? srcdir : ".", "/perfring/", path);
-}
+using perfring::perfdata::test_util::Runfile;
 
 struct Row {
   double percent = 0;

@@ -19,6 +19,11 @@ std::string TempPath(const std::string& name) {
          std::to_string(counter++) + "_" + name;
 }
 
+std::string Runfile(const std::string& path) {
+  const char* srcdir = std::getenv("TEST_SRCDIR");
+  return std::string(srcdir ? srcdir : ".") + "/perfring/" + path;
+}
+
 std::string ReadFileOrDie(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read " + path);

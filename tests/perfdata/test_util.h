@@ -22,6 +22,9 @@ CommandResult RunCommand(const std::string& command);
 // A fresh path in the test's temp directory (TEST_TMPDIR).
 std::string TempPath(const std::string& name);
 
+// The path of a data dependency (a runfile, "cli/perfring") of the test.
+std::string Runfile(const std::string& path);
+
 std::string ReadFileOrDie(const std::string& path);
 void WriteFileOrDie(const std::string& path, const std::string& bytes);
 

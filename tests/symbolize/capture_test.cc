@@ -29,11 +29,7 @@ namespace {
 
 using perfdata::test_util::CommandResult;
 using perfdata::test_util::RunCommand;
-
-std::string Runfile(const std::string& path) {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  return absl::StrCat(srcdir ? srcdir : ".", "/perfring/", path);
-}
+using perfdata::test_util::Runfile;
 
 const std::vector<std::string> kChain = {"work::Leaf::burn", "work::inner", "work::middle",
                                          "work::outer", "main"};
