@@ -87,16 +87,42 @@ uint16_t ContextCpumode(uint64_t marker) {
   }
 }
 
+// A location's key in the cache: an address in one state of one address
+// space. AddressSpaces numbers every change of every space from one
+// counter, so a nonzero generation names the space as well as its state;
+// 12 bytes, so that a slot with its location index is 16 (the cache holds
+// every distinct address of the capture and misses the CPU's caches).
+// Spaces never mapped (generation 0) and other machines go by
+// OtherSpaceKey instead.
 struct CacheKey {
-  uint64_t address;
-  int32_t pid;
+  uint32_t address_low, address_high;
   uint32_t generation;
+  CacheKey(uint64_t address, uint32_t generation)
+      : address_low(static_cast<uint32_t>(address)),
+        address_high(static_cast<uint32_t>(address >> 32)),
+        generation(generation) {}
   bool operator==(const CacheKey& o) const {
-    return address == o.address && pid == o.pid && generation == o.generation;
+    return address_low == o.address_low && address_high == o.address_high &&
+           generation == o.generation;
   }
   template <typename H>
   friend H AbslHashValue(H h, const CacheKey& k) {
-    return H::combine(std::move(h), k.address, k.pid, k.generation);
+    return H::combine(std::move(h), (uint64_t{k.address_high} << 32) | k.address_low,
+                      k.generation);
+  }
+};
+static_assert(sizeof(CacheKey) == 12);
+
+struct OtherSpaceKey {
+  uint64_t address;
+  int32_t space;        // pid, AddressSpaces::kKernel or kOtherMachineSpace
+  uint32_t generation;  // 0, or the cpumode for another machine
+  bool operator==(const OtherSpaceKey& o) const {
+    return address == o.address && space == o.space && generation == o.generation;
+  }
+  template <typename H>
+  friend H AbslHashValue(H h, const OtherSpaceKey& k) {
+    return H::combine(std::move(h), k.address, k.space, k.generation);
   }
 };
 
@@ -189,6 +215,8 @@ class Builder {
   // The location of `address` sampled in `pid` with `cpumode`.
   uint32_t Resolve(int32_t pid, uint64_t address, uint16_t cpumode);
   uint32_t ResolveKernel(uint64_t address);
+  // spaces_.generation(space), remembered for the last space asked.
+  uint32_t GenerationOf(int32_t space);
   uint32_t ResolveUser(int32_t pid, uint64_t address);
   uint32_t FunctionOf(uint32_t mapping, uint64_t start, absl::string_view name);
   uint32_t NewLocation(Location loc, uint32_t dso, uint64_t vaddr);
@@ -212,6 +240,14 @@ class Builder {
   absl::flat_hash_map<std::string, uint32_t> dso_by_name_;
   AddressSpaces spaces_;
   absl::flat_hash_map<CacheKey, uint32_t> location_cache_;
+  absl::flat_hash_map<OtherSpaceKey, uint32_t> other_location_cache_;  // see CacheKey
+  // The generations of the kernel's space and of the last process asked
+  // for (samples of one process come in runs), so that a lookup of the
+  // spaces' table is not paid per address; forgotten whenever a space changes.
+  bool generations_known_ = false;
+  uint32_t kernel_generation_ = 0;
+  int32_t generation_pid_ = AddressSpaces::kKernel;
+  uint32_t pid_generation_ = 0;
   absl::flat_hash_map<std::pair<uint32_t, uint64_t>, uint32_t> function_by_start_;
   absl::flat_hash_map<std::string, uint32_t> comm_index_;
   absl::flat_hash_map<int32_t, uint32_t> thread_comm_;  // tid -> comm index
@@ -484,26 +520,49 @@ uint32_t Builder::ResolveUser(int32_t pid, uint64_t address) {
 
 uint32_t Builder::Resolve(int32_t pid, uint64_t address, uint16_t cpumode) {
   if (IsOtherMachine(cpumode)) {
-    const CacheKey key{address, kOtherMachineSpace, cpumode};
-    auto it = location_cache_.find(key);
-    if (it != location_cache_.end()) return it->second;
+    const OtherSpaceKey key{address, kOtherMachineSpace, cpumode};
+    auto it = other_location_cache_.find(key);
+    if (it != other_location_cache_.end()) return it->second;
     Location loc;
     loc.address = address;
     loc.dso_offset = address;
     loc.kernel = cpumode != PERF_RECORD_MISC_GUEST_USER;
     const uint32_t index = NewLocation(std::move(loc), kNone, 0);
-    location_cache_.emplace(key, index);
+    other_location_cache_.emplace(key, index);
     return index;
   }
   bool kernel = IsKernelMode(cpumode);
   if (cpumode == PERF_RECORD_MISC_CPUMODE_UNKNOWN) kernel = static_cast<int64_t>(address) < 0;
   const int32_t space = kernel ? AddressSpaces::kKernel : pid;
-  const CacheKey key{address, space, spaces_.generation(space)};
+  const uint32_t generation = GenerationOf(space);
+  if (generation == 0) {
+    const OtherSpaceKey key{address, space, 0};
+    auto it = other_location_cache_.find(key);
+    if (it != other_location_cache_.end()) return it->second;
+    const uint32_t loc = kernel ? ResolveKernel(address) : ResolveUser(pid, address);
+    other_location_cache_.emplace(key, loc);
+    return loc;
+  }
+  const CacheKey key(address, generation);
   auto it = location_cache_.find(key);
   if (it != location_cache_.end()) return it->second;
   const uint32_t loc = kernel ? ResolveKernel(address) : ResolveUser(pid, address);
   location_cache_.emplace(key, loc);
   return loc;
+}
+
+uint32_t Builder::GenerationOf(int32_t space) {
+  if (!generations_known_) {
+    kernel_generation_ = spaces_.generation(AddressSpaces::kKernel);
+    generation_pid_ = AddressSpaces::kKernel;
+    generations_known_ = true;
+  }
+  if (space == AddressSpaces::kKernel) return kernel_generation_;
+  if (generation_pid_ != space) {
+    generation_pid_ = space;
+    pid_generation_ = spaces_.generation(space);
+  }
+  return pid_generation_;
 }
 
 size_t Builder::UnwindUser(int32_t pid, int32_t tid, const perfring::Sample& s) {
@@ -618,7 +677,7 @@ absl::Status Builder::OnSample(const perfdata::TimeOrderedRecords::Entry& e, con
   ChainKey chain_key{};
   if (cacheable) {
     chain_key = {pid,
-                 {spaces_.generation(pid), spaces_.generation(AddressSpaces::kKernel)},
+                 {GenerationOf(pid), GenerationOf(AddressSpaces::kKernel)},
                  cpumode,
                  absl::string_view(reinterpret_cast<const char*>(s.callchain.data()),
                                    s.callchain.size() * 8)};
@@ -716,6 +775,7 @@ absl::Status Builder::OnRecord(const perfdata::TimeOrderedRecords::Entry& e) {
       const uint32_t dso = DsoIndex(name, kernel, perf_map);
       DsoState& d = dsos_[dso];
       if (d.limit == 0) d.start = addr, d.limit = addr + len, d.pgoff = pgoff;
+      generations_known_ = false;
       spaces_.OnMmap(kernel ? AddressSpaces::kKernel : static_cast<int32_t>(pid), addr, len, pgoff,
                      dso);
       return absl::OkStatus();
@@ -727,6 +787,7 @@ absl::Status Builder::OnRecord(const perfdata::TimeOrderedRecords::Entry& e) {
     }
     case PERF_RECORD_FORK: {
       const auto* t = record_.get<TaskRecord>();
+      generations_known_ = false;
       spaces_.OnFork(static_cast<int32_t>(t->pid), static_cast<int32_t>(t->ppid));
       auto parent = thread_comm_.find(static_cast<int32_t>(t->ptid));
       if (parent != thread_comm_.end()) thread_comm_[static_cast<int32_t>(t->tid)] = parent->second;
@@ -758,6 +819,10 @@ absl::StatusOr<Profile> Builder::Run() {
       });
   if (!sorted.ok()) return sorted.status();
   profile_.samples.reserve(sorted->records().size());
+  // Each location is appended once; room for as many as there are records
+  // costs address space only (pages are faulted in as they are filled),
+  // and spares the copies of a growing vector in most captures.
+  profile_.locations.reserve(sorted->records().size());
   perfdata::AdviseHugePages(profile_.samples.data(),
                             profile_.samples.capacity() * sizeof(symbolize::Sample));
   for (const perfdata::TimeOrderedRecords::Entry& e : sorted->records()) {
@@ -774,7 +839,8 @@ absl::StatusOr<Profile> Builder::Run() {
   }
   // Samples in file order (time order put them through the side-band): the
   // positions are distinct and below the number of records, so a table by
-  // position orders them in linear time.
+  // position gives each sample its rank in linear time, and the samples are
+  // permuted in place (no second array of them to fault in).
   bool in_file_order = true;
   for (size_t i = 1; i < profile_.samples.size() && in_file_order; ++i) {
     in_file_order = profile_.samples[i - 1].record < profile_.samples[i].record;
@@ -786,18 +852,23 @@ absl::StatusOr<Profile> Builder::Run() {
     for (size_t i = 0; i < profile_.samples.size(); ++i) {
       by_position[profile_.samples[i].record] = static_cast<uint32_t>(i);
     }
-    std::vector<symbolize::Sample> samples;
-    samples.reserve(profile_.samples.size());
-    perfdata::AdviseHugePages(samples.data(), samples.capacity() * sizeof(symbolize::Sample));
-    std::vector<SampleAddresses> addresses;
-    addresses.reserve(profile_.sample_addresses.size());
+    std::vector<uint32_t> rank(profile_.samples.size());
+    uint32_t next = 0;
     for (uint32_t i : by_position) {
-      if (i == kNone) continue;
-      samples.push_back(profile_.samples[i]);
-      if (options_.record_addresses) addresses.push_back(profile_.sample_addresses[i]);
+      if (i != kNone) rank[i] = next++;
     }
-    profile_.samples = std::move(samples);
-    profile_.sample_addresses = std::move(addresses);
+    by_position = {};
+    // Each cycle of the permutation: the sample at i goes to rank[i].
+    for (uint32_t i = 0; i < rank.size(); ++i) {
+      while (rank[i] != i) {
+        const uint32_t to = rank[i];
+        std::swap(profile_.samples[i], profile_.samples[to]);
+        if (options_.record_addresses) {
+          std::swap(profile_.sample_addresses[i], profile_.sample_addresses[to]);
+        }
+        std::swap(rank[i], rank[to]);
+      }
+    }
   }
   return std::move(profile_);
 }
