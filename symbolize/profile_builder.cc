@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <future>
 #include <memory>
@@ -28,6 +29,7 @@
 #include "symbolize/address_spaces.h"
 #include "symbolize/demangle.h"
 #include "symbolize/dso.h"
+#include "symbolize/dso_preloader.h"
 #include "symbolize/dwarf_unwinder.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/perf_map.h"
@@ -196,6 +198,7 @@ class Builder {
  private:
   struct DsoState {
     std::unique_ptr<Dso> dso;       // files; null for pseudo names and the kernel
+    bool preloaded = false;         // a file of preloader_, taken into `dso` by MappingOf
     std::string name;               // as mapped ("[kernel.kallsyms]" for the kernel)
     bool kernel = false;
     uint32_t mapping = kNone;       // in profile_.mappings, once hit
@@ -241,13 +244,17 @@ class Builder {
   AddressSpaces spaces_;
   absl::flat_hash_map<CacheKey, uint32_t> location_cache_;
   absl::flat_hash_map<OtherSpaceKey, uint32_t> other_location_cache_;  // see CacheKey
-  // The generations of the kernel's space and of the last process asked
-  // for (samples of one process come in runs), so that a lookup of the
-  // spaces' table is not paid per address; forgotten whenever a space changes.
-  bool generations_known_ = false;
-  uint32_t kernel_generation_ = 0;
-  int32_t generation_pid_ = AddressSpaces::kKernel;
-  uint32_t pid_generation_ = 0;
+  // Spaces' generations remembered by pid (samples of a few processes
+  // interleave), so that the spaces' table is not looked up per address: a
+  // direct-mapped memo, an entry dropped when its space changes.
+  struct GenerationMemo {
+    int32_t space = kOtherMachineSpace;  // no space: empty
+    uint32_t generation = 0;
+  };
+  std::array<GenerationMemo, 256> generation_memo_{};
+  GenerationMemo& MemoOf(int32_t space) {
+    return generation_memo_[static_cast<uint32_t>(space) % generation_memo_.size()];
+  }
   absl::flat_hash_map<std::pair<uint32_t, uint64_t>, uint32_t> function_by_start_;
   absl::flat_hash_map<std::string, uint32_t> comm_index_;
   absl::flat_hash_map<int32_t, uint32_t> thread_comm_;  // tid -> comm index
@@ -281,6 +288,9 @@ class Builder {
   uint32_t kernel_dso_ = kNone;
   uint64_t unattributed_ = 0;  // samples of no known event
   uint64_t invalid_contexts_ = 0;  // callchains cut at a value in the marker range that is none
+  // The files of the BUILD_ID feature, opened on another thread from Init
+  // on (last member: its thread stops before the rest goes).
+  std::unique_ptr<DsoPreloader> preloader_;
 };
 
 absl::Status Builder::Init() {
@@ -309,6 +319,21 @@ absl::Status Builder::Init() {
     capture_build_ids_[b.filename] = perfdata::HexBytes(b.build_id);
   }
   kernel_dso_ = DsoIndex(kKernelDso, true);
+  // perf lists the DSOs with samples in BUILD_ID: their ELF files are
+  // parsed on another thread while the records are walked.
+  std::vector<std::unique_ptr<Dso>> preload;
+  absl::flat_hash_set<absl::string_view> named;
+  for (const perfdata::BuildIdEntry& b : reader_.features().build_ids) {
+    const absl::string_view name = b.filename;
+    if (b.pid != -1 || (b.misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER ||
+        IsPseudoFile(name) || absl::EndsWith(name, " (deleted)") || !named.insert(name).second) {
+      continue;
+    }
+    preload.push_back(std::make_unique<Dso>(b.filename, capture_build_ids_[b.filename]));
+  }
+  if (!preload.empty()) {
+    preloader_ = std::make_unique<DsoPreloader>(std::move(preload), options_.symfs);
+  }
   return absl::OkStatus();
 }
 
@@ -319,7 +344,10 @@ uint32_t Builder::DsoIndex(absl::string_view name, bool kernel, bool perf_map) {
     d.name = std::string(name);
     d.kernel = kernel;
     d.perf_map = perf_map;
-    if (!kernel && !perf_map && !IsPseudoFile(name)) {
+    if (!kernel && !perf_map && !IsPseudoFile(name) && preloader_ != nullptr &&
+        preloader_->Has(name)) {
+      d.preloaded = true;
+    } else if (!kernel && !perf_map && !IsPseudoFile(name)) {
       absl::string_view key = name;
       auto id = capture_build_ids_.find(key);
       if (id == capture_build_ids_.end() && absl::EndsWith(key, " (deleted)")) {
@@ -356,7 +384,15 @@ uint32_t Builder::MappingOf(uint32_t dso) {
       m.unsymbolized = true;
       m.problem = kernel_problem_;
     }
-  } else if (d.dso != nullptr) {
+  } else if (d.dso != nullptr || d.preloaded) {
+    if (d.preloaded) {
+      d.preloaded = false;
+      d.dso = preloader_->Take(d.name);
+      if (d.dso == nullptr) {  // cannot happen: each name is one DsoState, taken once
+        auto id = capture_build_ids_.find(d.name);
+        d.dso = std::make_unique<Dso>(d.name, id == capture_build_ids_.end() ? "" : id->second);
+      }
+    }
     d.dso->Load(options_.symfs);
     m.build_id = d.dso->build_id();
     if (!d.dso->problem().empty()) {
@@ -552,17 +588,9 @@ uint32_t Builder::Resolve(int32_t pid, uint64_t address, uint16_t cpumode) {
 }
 
 uint32_t Builder::GenerationOf(int32_t space) {
-  if (!generations_known_) {
-    kernel_generation_ = spaces_.generation(AddressSpaces::kKernel);
-    generation_pid_ = AddressSpaces::kKernel;
-    generations_known_ = true;
-  }
-  if (space == AddressSpaces::kKernel) return kernel_generation_;
-  if (generation_pid_ != space) {
-    generation_pid_ = space;
-    pid_generation_ = spaces_.generation(space);
-  }
-  return pid_generation_;
+  GenerationMemo& memo = MemoOf(space);
+  if (memo.space != space) memo = {space, spaces_.generation(space)};
+  return memo.generation;
 }
 
 size_t Builder::UnwindUser(int32_t pid, int32_t tid, const perfring::Sample& s) {
@@ -575,7 +603,7 @@ size_t Builder::UnwindUser(int32_t pid, int32_t tid, const perfring::Sample& s) 
     out->pgoff = map->pgoff;
     out->dso = nullptr;
     DsoState& d = dsos_[map->dso];
-    if (d.dso != nullptr && !profile_.mappings[MappingOf(map->dso)].unsymbolized &&
+    if ((d.dso != nullptr || d.preloaded) && !profile_.mappings[MappingOf(map->dso)].unsymbolized &&
         d.dso->image() != nullptr) {
       out->dso = d.dso.get();
     }
@@ -775,9 +803,9 @@ absl::Status Builder::OnRecord(const perfdata::TimeOrderedRecords::Entry& e) {
       const uint32_t dso = DsoIndex(name, kernel, perf_map);
       DsoState& d = dsos_[dso];
       if (d.limit == 0) d.start = addr, d.limit = addr + len, d.pgoff = pgoff;
-      generations_known_ = false;
-      spaces_.OnMmap(kernel ? AddressSpaces::kKernel : static_cast<int32_t>(pid), addr, len, pgoff,
-                     dso);
+      const int32_t space = kernel ? AddressSpaces::kKernel : static_cast<int32_t>(pid);
+      spaces_.OnMmap(space, addr, len, pgoff, dso);
+      MemoOf(space) = {};
       return absl::OkStatus();
     }
     case PERF_RECORD_COMM: {
@@ -787,8 +815,8 @@ absl::Status Builder::OnRecord(const perfdata::TimeOrderedRecords::Entry& e) {
     }
     case PERF_RECORD_FORK: {
       const auto* t = record_.get<TaskRecord>();
-      generations_known_ = false;
       spaces_.OnFork(static_cast<int32_t>(t->pid), static_cast<int32_t>(t->ppid));
+      MemoOf(static_cast<int32_t>(t->pid)) = {};
       auto parent = thread_comm_.find(static_cast<int32_t>(t->ptid));
       if (parent != thread_comm_.end()) thread_comm_[static_cast<int32_t>(t->tid)] = parent->second;
       return absl::OkStatus();
