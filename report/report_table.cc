@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -492,6 +491,12 @@ void RenderEvent(const Profile& profile, const ReportOptions& options, uint32_t 
   const uint64_t min_hit =
       static_cast<uint64_t>(static_cast<double>(total) * options.graph_threshold / 100.0);
   const bool skip_first = !options.sort.empty() && options.sort[0] == SortKey::kSym;
+  struct PercentText {
+    bool valid = false;
+    uint64_t part = 0;
+    std::string text;
+  };
+  PercentText percent_text[2];  // the value columns' last
   for (uint32_t index : order) {
     const Row& r = rows[index];
     double percent = total == 0 ? 0 : 100.0 * static_cast<double>(weight(r)) / total;
@@ -503,11 +508,13 @@ void RenderEvent(const Profile& profile, const ReportOptions& options, uint32_t 
       if (c < value_columns) {  // "%.2f%%" right-aligned in the column
         const uint64_t part = children && c == 0 ? r.children : r.self;
         const double p = total == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(total);
-        // glibc's snprintf: cheaper than absl's float conversion, same digits.
-        char buffer[64];
-        const int n = std::snprintf(buffer, sizeof(buffer), "%*.2f%%",
-                                    static_cast<int>(widths[c]) - 1, p);
-        if (n > 0) out->append(buffer, std::min<size_t>(static_cast<size_t>(n), sizeof(buffer) - 1));
+        // Rows come heaviest first, so equal percents (the many rows of a
+        // sample or two) are neighbours: each column formats a value once.
+        PercentText& text = percent_text[c];
+        if (!text.valid || text.part != part) {
+          text = {true, part, absl::StrFormat("%*.2f%%", static_cast<int>(widths[c]) - 1, p)};
+        }
+        out->append(text.text);
         continue;
       }
       const std::string& cell = r.cells[c - value_columns];
