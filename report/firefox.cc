@@ -214,6 +214,13 @@ json Categories() {
   return {category("Other", "grey"), category("User", "yellow"), category("Kernel", "orange")};
 }
 
+// cpu-clock and task-clock, also with perf's modifiers or terms
+// ("cpu-clock:u", "cpu-clock/period=250000/"): their period is time in ns.
+bool IsClockEvent(const std::string& event) {
+  std::string base = event.substr(0, event.find_first_of("/:"));
+  return PeriodUnit(base) == "nanoseconds";
+}
+
 std::string CommOf(const Profile& profile, const symbolize::Sample& s) {
   return s.comm != kNone && s.comm < profile.comms.size() ? profile.comms[s.comm] : "[unknown]";
 }
@@ -236,7 +243,7 @@ std::string BreakpadIdFromBuildId(const std::string& build_id_hex) {
 }
 
 json FirefoxProfile(const Profile& profile, const FirefoxOptions& options) {
-  // Samples by thread: (pid, tid, event), the event part 0 unless several
+  // Samples by thread: (pid, event, tid), the event part 0 unless several
   // events have samples.
   std::vector<bool> event_sampled(profile.events.size(), false);
   uint64_t first_time = UINT64_MAX, last_time = 0;
@@ -252,21 +259,23 @@ json FirefoxProfile(const Profile& profile, const FirefoxOptions& options) {
   for (uint32_t i = 0; i < profile.samples.size(); ++i) {
     const symbolize::Sample& s = profile.samples[i];
     if (s.event >= profile.events.size()) continue;
-    threads[{s.pid, s.tid, per_event ? s.event : 0}].push_back(i);
+    threads[{s.pid, per_event ? s.event : 0, s.tid}].push_back(i);
   }
   auto ms = [&](uint64_t time) { return static_cast<double>(time - first_time) / kNanosPerMilli; };
 
   // A process's name and start: its main thread's last comm (else its first
-  // thread's), its first sample.
-  std::map<int32_t, std::pair<std::string, uint64_t>> processes;
+  // thread's), its first sample. With several events, each (pid, event) is
+  // a process of its own: the profiler shows one track per process and its
+  // main thread, and would show one of two main threads with the same pid.
+  std::map<std::pair<int32_t, uint32_t>, std::pair<std::string, uint64_t>> processes;
   for (auto& [key, indices] : threads) {
     std::stable_sort(indices.begin(), indices.end(), [&](uint32_t a, uint32_t b) {
       return profile.samples[a].time < profile.samples[b].time;
     });
-    auto [pid, tid, event] = key;
+    auto [pid, event, tid] = key;
     const symbolize::Sample& first = profile.samples[indices.front()];
     const symbolize::Sample& last = profile.samples[indices.back()];
-    auto [it, inserted] = processes.try_emplace(pid, CommOf(profile, last), first.time);
+    auto [it, inserted] = processes.try_emplace({pid, event}, CommOf(profile, last), first.time);
     if (tid == pid) it->second.first = CommOf(profile, last);
     it->second.second = std::min(it->second.second, first.time);
   }
@@ -274,10 +283,10 @@ json FirefoxProfile(const Profile& profile, const FirefoxOptions& options) {
   SharedTables shared(profile);
   json thread_list = json::array();
   for (const auto& [key, indices] : threads) {
-    auto [pid, tid, ignored] = key;
+    auto [pid, event_part, tid] = key;
     const symbolize::Sample& first = profile.samples[indices.front()];
     const std::string& event = profile.events[first.event].name;
-    bool clock = PeriodUnit(event) == "nanoseconds";
+    bool clock = IsClockEvent(event);
     json stack = json::array(), time = json::array(), weight = json::array();
     for (uint32_t i : indices) {
       const symbolize::Sample& s = profile.samples[i];
@@ -290,7 +299,7 @@ json FirefoxProfile(const Profile& profile, const FirefoxOptions& options) {
     std::string name = CommOf(profile, profile.samples[indices.back()]);
     if (per_event) absl::StrAppend(&name, " (", event, ")");
     size_t length = indices.size();
-    const auto& process = processes[pid];
+    const auto& process = processes[{pid, event_part}];
     thread_list.push_back({{"processType", "default"},
                            {"processStartupTime", ms(process.second)},
                            {"processShutdownTime", nullptr},
@@ -300,7 +309,7 @@ json FirefoxProfile(const Profile& profile, const FirefoxOptions& options) {
                            {"name", name},
                            {"isMainThread", pid == tid},
                            {"processName", process.first},
-                           {"pid", absl::StrCat(pid)},
+                           {"pid", per_event ? absl::StrCat(pid, " (", event, ")") : absl::StrCat(pid)},
                            {"tid", tid},
                            {"samples",
                             {{"stack", std::move(stack)},
@@ -316,7 +325,7 @@ json FirefoxProfile(const Profile& profile, const FirefoxOptions& options) {
   double interval = 1;
   if (absl::StatusOr<uint32_t> e = ChooseEvent(profile, ""); e.ok()) {
     const symbolize::Event& event = profile.events[*e];
-    if (PeriodUnit(event.name) == "nanoseconds" && event.samples > 0 && event.period > 0)
+    if (IsClockEvent(event.name) && event.samples > 0 && event.period > 0)
       interval = static_cast<double>(event.period) / static_cast<double>(event.samples) / kNanosPerMilli;
   }
   bool stackwalk = std::any_of(profile.stacks.begin(), profile.stacks.end(),
@@ -326,7 +335,7 @@ json FirefoxProfile(const Profile& profile, const FirefoxOptions& options) {
     entries.push_back({{"label", e.name},
                        {"format", "string"},
                        {"value", absl::StrCat(e.samples, " samples, period ", e.period, " (",
-                                              PeriodUnit(e.name), ")")}});
+                                              IsClockEvent(e.name) ? "nanoseconds" : "count", ")")}});
   entries.push_back({{"label", "Lost samples"}, {"format", "integer"}, {"value", profile.lost}});
   double span = static_cast<double>(last_time - first_time) / kNanosPerMilli;
   double start = options.capture_end_nanos > 0

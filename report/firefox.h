@@ -11,19 +11,23 @@
 //               (orange), symbolicated (perfring resolved every address it
 //               could: the profiler asks no symbol server), extra: the
 //               events with their samples and periods, and the lost samples
-//   libs        one per DSO of the Profile (Mapping): name (basename), path,
+//   libs        one per DSO a frame is in (Mapping): name (basename), path,
 //               debugName/debugPath, breakpadId and codeId from the build-id
 //               when known ("" and null otherwise)
 //   threads     one per (pid, tid) named by its comm (the last one sampled,
 //               so a thread that exec'd shows its new name), pid as a string,
-//               processName the main thread's comm; with several events that
-//               have samples, one per (pid, tid, event) named "COMM (EVENT)"
-//               (a samples table has one weight type, so each event is its
-//               own thread track). Samples in time order, time in ms from the
-//               profile's first sample; weight the sample's period: in ms
-//               ("tracing-ms") for cpu-clock and task-clock, as a count
-//               ("samples") for every other event. A sample without a stack
-//               has a null stack.
+//               processName the main thread's comm, in pid then tid order;
+//               with several events that have samples, one per (pid, event,
+//               tid) named "COMM (EVENT)" whose pid is "PID (EVENT)": a
+//               samples table has one weight type, so each event is its own
+//               thread, and each (pid, event) its own process track (the
+//               profiler shows one main thread per pid). Samples in time
+//               order, time in ms from the profile's first sample; weight
+//               the sample's period: in ms ("tracing-ms") for cpu-clock and
+//               task-clock (with modifiers or terms too: "cpu-clock:u",
+//               "cpu-clock/period=N/"), as a count ("samples") for every
+//               other event. A
+//               sample without a stack has a null stack.
 //   shared      stringArray (every name once); resourceTable one "library"
 //               resource per lib; funcTable one func per Profile function,
 //               and one per unresolved frame name ("dso+0xOFF",

@@ -5,7 +5,6 @@
 // threads per (pid, tid) and per event.
 #include "report/firefox.h"
 
-#include <set>
 #include <string>
 #include <vector>
 
@@ -13,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "report/frame_name.h"
+#include "tests/report/processed_profile_check.h"
 #include "tests/report/test_profile.h"
 #include "tests/report/workload.h"
 
@@ -24,162 +24,9 @@ using ::testing::ElementsAre;
 using ::testing::UnorderedElementsAre;
 using testing::TestProfile;
 using testing::Workload;
-
-// The columns each table of the processed format has (src/types/profile.ts
-// at version 70), "length" aside.
-const std::map<std::string, std::set<std::string>>& SharedColumns() {
-  static const auto* columns = new std::map<std::string, std::set<std::string>>{
-      {"stackTable", {"frame", "prefixOffset"}},
-      {"frameTable",
-       {"address", "lib", "inlineDepth", "category", "subcategory", "func", "nativeSymbol",
-        "innerWindowID", "line", "column", "originalLocation"}},
-      {"funcTable",
-       {"name", "isJS", "relevantForJS", "resource", "source", "lineNumber", "columnNumber",
-        "originalLocation"}},
-      {"resourceTable", {"name", "host", "type"}},
-      {"nativeSymbols", {"libIndex", "address", "name", "functionSize"}},
-      {"sources", {"id", "filename", "startLine", "startColumn", "sourceMapURL", "content"}},
-      {"sourceLocationTable", {"source", "line", "column"}},
-  };
-  return *columns;
-}
-
-// Checks a table's columns: exactly `names`, each an array of `length`.
-void ExpectTable(const json& table, const std::set<std::string>& names, const std::string& what) {
-  SCOPED_TRACE(what);
-  ASSERT_TRUE(table.is_object());
-  ASSERT_TRUE(table.contains("length"));
-  size_t length = table["length"].get<size_t>();
-  std::set<std::string> seen;
-  for (const auto& [key, column] : table.items()) {
-    if (key == "length") continue;
-    seen.insert(key);
-    ASSERT_TRUE(column.is_array()) << key;
-    EXPECT_EQ(column.size(), length) << key;
-  }
-  EXPECT_EQ(seen, names);
-}
-
-// Index `v` is in [low, size), or null where `nullable`.
-void ExpectIndex(const json& v, size_t size, const std::string& what, bool nullable = false,
-                 int64_t low = 0) {
-  if (nullable && v.is_null()) return;
-  ASSERT_TRUE(v.is_number_integer()) << what << ": " << v;
-  int64_t i = v.get<int64_t>();
-  EXPECT_GE(i, low) << what;
-  EXPECT_LT(i, static_cast<int64_t>(size)) << what;
-}
-
-// The whole document's structure: what every test's output must satisfy.
-void ExpectWellFormed(const json& doc) {
-  ASSERT_TRUE(doc.is_object());
-  for (const char* key : {"meta", "libs", "pages", "counters", "profilerOverhead", "shared", "threads"})
-    ASSERT_TRUE(doc.contains(key)) << key;
-  const json& meta = doc["meta"];
-  EXPECT_EQ(meta["preprocessedProfileVersion"], kFirefoxProcessedProfileVersion);
-  EXPECT_EQ(meta["symbolicated"], true);
-  ASSERT_TRUE(meta["categories"].is_array());
-  size_t categories = meta["categories"].size();
-  bool grey = false;
-  for (const json& c : meta["categories"]) {
-    grey |= c["color"] == "grey";
-    EXPECT_EQ(c["subcategories"][0], "Other");
-  }
-  EXPECT_TRUE(grey) << "the default category";
-  EXPECT_GT(meta["interval"].get<double>(), 0);
-
-  const json& shared = doc["shared"];
-  for (const auto& [name, columns] : SharedColumns()) ExpectTable(shared[name], columns, name);
-  ASSERT_TRUE(shared["stringArray"].is_array());
-  size_t strings = shared["stringArray"].size();
-  std::set<std::string> distinct;
-  for (const json& s : shared["stringArray"]) distinct.insert(s.get<std::string>());
-  EXPECT_EQ(distinct.size(), strings) << "each string once";
-  size_t libs = doc["libs"].size(), resources = shared["resourceTable"]["length"].get<size_t>();
-  size_t funcs = shared["funcTable"]["length"].get<size_t>();
-  size_t frames = shared["frameTable"]["length"].get<size_t>();
-  size_t stacks = shared["stackTable"]["length"].get<size_t>();
-  size_t symbols = shared["nativeSymbols"]["length"].get<size_t>();
-  size_t sources = shared["sources"]["length"].get<size_t>();
-  for (const json& lib : doc["libs"])
-    for (const char* key : {"arch", "name", "path", "debugName", "debugPath", "breakpadId"})
-      EXPECT_TRUE(lib[key].is_string()) << key;
-
-  const json& st = shared["stackTable"];
-  for (size_t i = 0; i < stacks; ++i) {
-    ExpectIndex(st["frame"][i], frames, "stackTable.frame");
-    // 0 for a root, else the parent is that far back (parents come first).
-    ExpectIndex(st["prefixOffset"][i], i + 1, "stackTable.prefixOffset");
-  }
-  const json& ft = shared["frameTable"];
-  for (size_t i = 0; i < frames; ++i) {
-    ExpectIndex(ft["func"][i], funcs, "frameTable.func");
-    ExpectIndex(ft["lib"][i], libs, "frameTable.lib", false, -1);
-    ExpectIndex(ft["category"][i], categories, "frameTable.category");
-    EXPECT_EQ(ft["subcategory"][i], 0);
-    EXPECT_EQ(ft["inlineDepth"][i], 0);
-    ExpectIndex(ft["nativeSymbol"][i], symbols, "frameTable.nativeSymbol", true);
-    EXPECT_TRUE(ft["address"][i].is_number_integer());
-    EXPECT_GE(ft["address"][i].get<int64_t>(), -1);
-  }
-  const json& fn = shared["funcTable"];
-  for (size_t i = 0; i < funcs; ++i) {
-    ExpectIndex(fn["name"][i], strings, "funcTable.name");
-    ExpectIndex(fn["resource"][i], resources, "funcTable.resource", false, -1);
-    ExpectIndex(fn["source"][i], sources, "funcTable.source", true);
-    EXPECT_EQ(fn["isJS"][i], false);
-  }
-  const json& rt = shared["resourceTable"];
-  for (size_t i = 0; i < resources; ++i) {
-    ExpectIndex(rt["name"][i], strings, "resourceTable.name");
-    EXPECT_EQ(rt["type"][i], 1) << "a library";
-  }
-  const json& ns = shared["nativeSymbols"];
-  for (size_t i = 0; i < symbols; ++i) {
-    ExpectIndex(ns["libIndex"][i], libs, "nativeSymbols.libIndex");
-    ExpectIndex(ns["name"][i], strings, "nativeSymbols.name");
-  }
-  for (size_t i = 0; i < sources; ++i)
-    ExpectIndex(shared["sources"]["filename"][i], strings, "sources.filename");
-
-  for (const json& thread : doc["threads"]) {
-    SCOPED_TRACE(thread["name"].dump());
-    EXPECT_TRUE(thread["pid"].is_string());
-    EXPECT_TRUE(thread["tid"].is_number_integer());
-    EXPECT_TRUE(thread["name"].is_string());
-    ExpectTable(thread["markers"], {"data", "name", "startTime", "endTime", "phase", "category"},
-                "markers");
-    const json& samples = thread["samples"];
-    size_t n = samples["length"].get<size_t>();
-    ASSERT_EQ(samples["stack"].size(), n);
-    ASSERT_EQ(samples["time"].size(), n);
-    ASSERT_EQ(samples["weight"].size(), n);
-    EXPECT_TRUE(samples["weightType"] == "samples" || samples["weightType"] == "tracing-ms");
-    for (size_t i = 0; i < n; ++i) {
-      ExpectIndex(samples["stack"][i], stacks, "samples.stack", true);
-      if (i > 0) EXPECT_LE(samples["time"][i - 1].get<double>(), samples["time"][i].get<double>());
-    }
-  }
-}
-
-std::string StringAt(const json& doc, const json& index) {
-  return doc["shared"]["stringArray"][index.get<size_t>()].get<std::string>();
-}
-
-// The function names of stack node `node`, root first.
-std::vector<std::string> StackNames(const json& doc, int node) {
-  const json& shared = doc["shared"];
-  std::vector<std::string> names;
-  while (true) {
-    int frame = shared["stackTable"]["frame"][node].get<int>();
-    int func = shared["frameTable"]["func"][frame].get<int>();
-    names.insert(names.begin(), StringAt(doc, shared["funcTable"]["name"][func]));
-    int offset = shared["stackTable"]["prefixOffset"][node].get<int>();
-    if (offset == 0) break;
-    node -= offset;
-  }
-  return names;
-}
+using testing::ExpectWellFormed;
+using testing::StackNames;
+using testing::StringAt;
 
 // The frame names of a Profile stack, root first.
 std::vector<std::string> ProfileStackNames(const symbolize::Profile& p, uint32_t stack) {
@@ -240,7 +87,22 @@ TEST(Firefox, ClockWeightsAreMillisecondsThatSumToThePeriod) {
   EXPECT_DOUBLE_EQ(doc["meta"]["interval"].get<double>(), 1e6 / 3 / 1e6);
 }
 
-TEST(Firefox, SeveralEventsAreOneThreadEachAndCountsWeighAsSamples) {
+TEST(Firefox, ClockEventsWithModifiersOrTermsWeighInMilliseconds) {
+  for (const char* name : {"cpu-clock:u", "task-clock/period=1000/", "cpu-clock"}) {
+    TestProfile t;
+    uint32_t e = t.Event(name);
+    t.Sample(e, t.Comm("w"), 7, {t.Frame("f", t.Mapping("/bin/w"), 0x400010)}, 2000000);
+    json doc = FirefoxProfile(t.profile(), {});
+    EXPECT_EQ(doc["threads"][0]["samples"]["weightType"], "tracing-ms") << name;
+    EXPECT_EQ(doc["threads"][0]["samples"]["weight"][0], 2.0) << name;
+  }
+  TestProfile t;
+  uint32_t e = t.Event("cpu-clocks");  // not a clock event
+  t.Sample(e, t.Comm("w"), 7, {t.Frame("f", t.Mapping("/bin/w"), 0x400010)}, 5);
+  EXPECT_EQ(FirefoxProfile(t.profile(), {})["threads"][0]["samples"]["weightType"], "samples");
+}
+
+TEST(Firefox, SeveralEventsAreOneProcessTrackEachAndCountsWeighAsSamples) {
   TestProfile t;
   uint32_t clock = t.Event("cpu-clock"), faults = t.Event("page-faults");
   uint32_t c = t.Comm("w");
@@ -255,11 +117,16 @@ TEST(Firefox, SeveralEventsAreOneThreadEachAndCountsWeighAsSamples) {
   const json& a = doc["threads"][0];
   const json& b = doc["threads"][1];
   EXPECT_EQ(a["name"], "w (cpu-clock)");
+  EXPECT_EQ(a["pid"], "7 (cpu-clock)");
   EXPECT_EQ(a["tid"], 7);
+  EXPECT_EQ(a["isMainThread"], true);
   EXPECT_EQ(a["samples"]["weightType"], "tracing-ms");
   EXPECT_EQ(a["samples"]["length"], 2);
   EXPECT_EQ(b["name"], "w (page-faults)");
+  EXPECT_EQ(b["pid"], "7 (page-faults)");
   EXPECT_EQ(b["tid"], 7);
+  EXPECT_EQ(b["isMainThread"], true);
+  EXPECT_EQ(b["processName"], "w");
   EXPECT_EQ(b["samples"]["weightType"], "samples");
   EXPECT_THAT(b["samples"]["weight"].get<std::vector<uint64_t>>(), ElementsAre(1, 3));
   EXPECT_EQ(t.profile().events[faults].period, 4u);
