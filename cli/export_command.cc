@@ -81,6 +81,10 @@ int ExportCommand(const std::vector<std::string>& args) {
     if (!e.ok()) return ReportError("export", e.status());
     bytes = report::FoldedStacks(*profile, *e);
   } else if (format == "firefox") {
+    // The profiler cannot open a profile without a thread: refused as folded
+    // refuses it.
+    absl::StatusOr<uint32_t> sampled = report::ChooseEvent(*profile, "");
+    if (!sampled.ok()) return ReportError("export", sampled.status());
     report::FirefoxOptions options;
     options.product = "perfring: " + input;
     options.capture_end_nanos = ModificationTimeNanos(input);

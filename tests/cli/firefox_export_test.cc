@@ -9,6 +9,8 @@
 //
 // Not automated here: loading the file in the Firefox Profiler itself (the
 // README's "perfring export" section says how that was checked by hand).
+#include <unistd.h>
+
 #include <cstdio>
 #include <map>
 #include <regex>
@@ -212,6 +214,20 @@ TEST_F(FirefoxExport, GzOutputIsTheSameDocumentCompressed) {
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_THAT(again.err, HasSubstr(".old"));
   EXPECT_EQ(ReadFileOrDie(gz + ".old"), bytes);
+}
+
+// The profiler cannot open a profile without a thread: a capture without
+// samples is one line saying so, exit 2, and nothing written.
+TEST_F(FirefoxExport, CaptureWithoutSamplesIsRefused) {
+  std::string data = TempPath("none.data");
+  CommandResult r = RunCommand(
+      absl::StrCat(perfring_, " record -q -e page-faults -c 1000000000 -o ", data, " -- /bin/true"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string out = TempPath("none.json");
+  CommandResult e = RunCommand(absl::StrCat(perfring_, " export ", data, " --format firefox -o ", out));
+  EXPECT_EQ(e.exit_code, 2);
+  EXPECT_EQ(e.err, "perfring export: the capture has no samples\n");
+  EXPECT_NE(::access(out.c_str(), F_OK), 0);
 }
 
 TEST_F(FirefoxExport, TwoEventsOfPerfRecordAreTwoProcessTracks) {
