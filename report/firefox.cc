@@ -80,7 +80,8 @@ class SharedTables {
         lib_of_mapping_(profile.mappings.size(), -1),
         func_of_function_(profile.functions.size(), -1),
         symbol_of_function_(profile.functions.size(), -1),
-        frame_of_location_(profile.locations.size(), -1),
+        frame_of_location_{std::vector<int>(profile.locations.size(), -1),
+                           std::vector<int>(profile.locations.size(), -1)},
         node_of_stack_(profile.stacks.size(), -1) {}
 
   // The stackTable node of Profile stack `s` (its leaf).
@@ -88,8 +89,14 @@ class SharedTables {
     if (node_of_stack_[s] >= 0) return node_of_stack_[s];
     int node = -1;  // the parent: none at the root
     // Profile stacks are leaf first; the tree is walked from the root.
-    for (const uint32_t* p = profile_.stack_end(s); p != profile_.stack_begin(s);) {
-      int frame = Frame(*--p);
+    const uint32_t* leaf = profile_.stack_begin(s);
+    for (const uint32_t* p = profile_.stack_end(s); p != leaf;) {
+      --p;
+      // A caller's address is a return address, but for the first user
+      // frame under kernel frames: the user ip where the kernel was entered.
+      bool return_address = p != leaf && !(IsKernelFrame(profile_, profile_.locations[p[-1]]) &&
+                                           !IsKernelFrame(profile_, profile_.locations[*p]));
+      int frame = Frame(*p, return_address);
       auto [it, inserted] = node_of_.try_emplace(std::make_pair(node, frame), stacks_.length());
       if (inserted) stacks_.Add({frame, node < 0 ? 0 : stacks_.length() - node});
       node = it->second;
@@ -98,7 +105,6 @@ class SharedTables {
   }
 
   json libs() { return std::move(libs_); }
-  int StringIndex(const std::string& s) { return strings_.Index(s); }
 
   json Take() {
     return {{"stackTable", stacks_.Take()},
@@ -168,8 +174,12 @@ class SharedTables {
     return symbol = symbols_.Add({lib, loc.dso_offset - loc.symbol_offset, strings_.Index(f.name), nullptr});
   }
 
-  int Frame(uint32_t l) {
-    if (frame_of_location_[l] >= 0) return frame_of_location_[l];
+  // The frame of location `l`; at a return address, the address is nudged
+  // back into the call instruction (the format's rule for stack-walked
+  // frames), so the same location has a frame for each role.
+  int Frame(uint32_t l, bool return_address) {
+    int& frame = frame_of_location_[return_address ? 1 : 0][l];
+    if (frame >= 0) return frame;
     const Location& loc = profile_.locations[l];
     bool mapped = loc.mapping != kNone && loc.mapping < profile_.mappings.size();
     int lib = mapped ? Lib(loc.mapping) : -1;
@@ -178,8 +188,10 @@ class SharedTables {
     int category = IsKernelFrame(profile_, loc) ? kKernelCategory
                    : mapped                     ? kUserCategory
                                                 : kOtherCategory;
-    json address = mapped && loc.dso_offset < kMaxExactInteger ? json(loc.dso_offset) : json(-1);
-    return frame_of_location_[l] = frames_.Add(
+    json address = -1;
+    if (mapped && loc.dso_offset < kMaxExactInteger)
+      address = return_address && loc.dso_offset > 0 ? loc.dso_offset - 1 : loc.dso_offset;
+    return frame = frames_.Add(
                {std::move(address), lib, 0, category, 0, func,
                 symbol >= 0 ? json(symbol) : json(nullptr), 0,
                 loc.line != 0 ? json(loc.line) : json(nullptr), nullptr, nullptr});
@@ -196,8 +208,9 @@ class SharedTables {
   Table frames_{{"address", "lib", "inlineDepth", "category", "subcategory", "func", "nativeSymbol",
                  "innerWindowID", "line", "column", "originalLocation"}};
   Table stacks_{{"frame", "prefixOffset"}};
-  std::vector<int> lib_of_mapping_, func_of_function_, symbol_of_function_, frame_of_location_,
-      node_of_stack_;
+  std::vector<int> lib_of_mapping_, func_of_function_, symbol_of_function_;
+  std::vector<int> frame_of_location_[2];  // [0] as sampled, [1] as a return address
+  std::vector<int> node_of_stack_;
   absl::flat_hash_map<std::string, int> source_of_file_;
   absl::flat_hash_map<std::pair<std::string, int>, int> func_of_unresolved_;
   absl::flat_hash_map<std::pair<int, int>, int> node_of_;  // (parent node, frame) -> node

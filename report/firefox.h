@@ -32,9 +32,12 @@
 //               resource per lib; funcTable one func per Profile function,
 //               and one per unresolved frame name ("dso+0xOFF",
 //               "[unknown]"), its resource its DSO's; frameTable one frame
-//               per Profile location: address the DSO offset (-1 when under
-//               no map or not exactly representable), lib, func, line when
-//               known, category Kernel for kernel frames and User otherwise,
+//               per Profile location and role: address the DSO offset (-1
+//               when under no map or not exactly representable), less one
+//               at a return address (a caller's, but not the user ip under
+//               kernel frames: the format's "nudged" addresses), lib, func,
+//               line when known, category Kernel for kernel frames, User for
+//               the rest of the mapped ones, Other under no map,
 //               nativeSymbol for a resolved native symbol; nativeSymbols one
 //               per resolved function of a DSO (lib, symbol start, name);
 //               stackTable the stacks' prefix tree, root first, each node's

@@ -202,7 +202,7 @@ TEST(Firefox, LibsCarryPathsAndBuildIdsAndKernelFramesAreMarked) {
     EXPECT_EQ(lib_name(frame), "[kernel.kallsyms]") << k;
     EXPECT_EQ(ft["address"][frame], -1) << "a kernel address is not exact in JSON";
   }
-  int hot = FrameNamed(doc, "hot_function");
+  int hot = FrameNamed(doc, "hot_function");  // only ever the leaf: its ip
   EXPECT_EQ(category(hot), "User");
   EXPECT_EQ(lib_name(hot), "hot_loop");
   EXPECT_EQ(ft["address"][hot], 0x1020);
@@ -214,6 +214,37 @@ TEST(Firefox, LibsCarryPathsAndBuildIdsAndKernelFramesAreMarked) {
   int unresolved = FrameNamed(doc, "hot_loop+0x1234");
   EXPECT_EQ(lib_name(unresolved), "hot_loop");
   EXPECT_TRUE(ft["nativeSymbol"][unresolved].is_null());
+}
+
+// Callers' addresses are return addresses, nudged back into the call; the
+// leaf and the user ip under kernel frames are as sampled. A location in
+// both roles has a frame for each.
+TEST(Firefox, ReturnAddressesAreNudgedIntoTheCall) {
+  TestProfile t;
+  uint32_t e = t.Event("cpu-clock");
+  uint32_t c = t.Comm("w");
+  uint32_t m = t.Mapping("/bin/w");
+  uint32_t k = t.Mapping("[kernel.kallsyms]", true, 0xffffffff81000000, 0xffffffff82000000);
+  uint32_t leaf = t.Frame("leaf", m, 0x400010), caller = t.Frame("caller", m, 0x400105);
+  uint32_t user_ip = t.Frame("write", m, 0x400200), entry = t.Frame("entry", k, 0xffffffff81000040);
+  t.Sample(e, c, 7, {leaf, caller});
+  t.Sample(e, c, 7, {entry, user_ip, caller});
+  t.Sample(e, c, 7, {caller});  // the caller's location as a leaf
+  json doc = FirefoxProfile(t.profile(), {});
+  ExpectWellFormed(doc);
+  const json& ft = doc["shared"]["frameTable"];
+  std::map<std::string, std::vector<int64_t>> addresses;
+  for (size_t i = 0; i < ft["func"].size(); ++i)
+    addresses[StringAt(doc, doc["shared"]["funcTable"]["name"][ft["func"][i].get<size_t>()])].push_back(
+        ft["address"][i].get<int64_t>());
+  EXPECT_THAT(addresses["leaf"], ElementsAre(0x10));
+  EXPECT_THAT(addresses["caller"], ElementsAre(0x104, 0x105));  // as a caller, then as the leaf
+  EXPECT_THAT(addresses["write"], ElementsAre(0x200));
+  EXPECT_THAT(addresses["entry"], ElementsAre(0x40));
+  // Both of caller's frames are one func: the call tree merges them.
+  const json& samples = doc["threads"][0]["samples"];
+  EXPECT_EQ(StackNames(doc, samples["stack"][0].get<int>()), (std::vector<std::string>{"caller", "leaf"}));
+  EXPECT_EQ(StackNames(doc, samples["stack"][2].get<int>()), (std::vector<std::string>{"caller"}));
 }
 
 TEST(Firefox, UnmappedAndStacklessSamplesStayCountable) {
