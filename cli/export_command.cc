@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "absl/strings/match.h"
 #include "cli/profile_io.h"
 #include "perfdata/output_file.h"
 #include "report/firefox.h"
@@ -25,7 +25,8 @@ int ExportCommand(const std::vector<std::string>& args) {
   InputOptions reading;
   bool help = false;
   using A = OptionSpec::Arg;
-  ArgParser p("perfring export [FILE] --format pprof|folded|speedscope|firefox [-o OUT] [-e EVENT]");
+  ArgParser p(
+      "perfring export [FILE] --format pprof|folded|speedscope|firefox [-o OUT] [-e EVENT]");
   AddInputFileOption(&p, &input);
   p.Add({'F', "format", A::kRequired, "pprof|folded|speedscope|firefox",
          "pprof: gzipped profile.proto; folded: flamegraph.pl's input; speedscope: its JSON; "

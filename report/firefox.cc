@@ -171,7 +171,8 @@ class SharedTables {
     if (symbol >= 0) return symbol;
     if (loc.dso_offset < loc.symbol_offset || loc.dso_offset >= kMaxExactInteger) return -1;
     const symbolize::Function& f = profile_.functions[loc.function];
-    return symbol = symbols_.Add({lib, loc.dso_offset - loc.symbol_offset, strings_.Index(f.name), nullptr});
+    return symbol = symbols_.Add(
+               {lib, loc.dso_offset - loc.symbol_offset, strings_.Index(f.name), nullptr});
   }
 
   // The frame of location `l`; at a return address, the address is nudged
@@ -191,10 +192,9 @@ class SharedTables {
     json address = -1;
     if (mapped && loc.dso_offset < kMaxExactInteger)
       address = return_address && loc.dso_offset > 0 ? loc.dso_offset - 1 : loc.dso_offset;
-    return frame = frames_.Add(
-               {std::move(address), lib, 0, category, 0, func,
-                symbol >= 0 ? json(symbol) : json(nullptr), 0,
-                loc.line != 0 ? json(loc.line) : json(nullptr), nullptr, nullptr});
+    return frame = frames_.Add({std::move(address), lib, 0, category, 0, func,
+                                symbol >= 0 ? json(symbol) : json(nullptr), 0,
+                                loc.line != 0 ? json(loc.line) : json(nullptr), nullptr, nullptr});
   }
 
   const Profile& profile_;
@@ -303,34 +303,36 @@ json FirefoxProfile(const Profile& profile, const FirefoxOptions& options) {
     json stack = json::array(), time = json::array(), weight = json::array();
     for (uint32_t i : indices) {
       const symbolize::Sample& s = profile.samples[i];
-      stack.push_back(s.stack != kNone && s.stack < profile.stacks.size() ? json(shared.StackNode(s.stack))
-                                                                          : json(nullptr));
+      stack.push_back(s.stack != kNone && s.stack < profile.stacks.size()
+                          ? json(shared.StackNode(s.stack))
+                          : json(nullptr));
       time.push_back(ms(s.time));
-      if (clock) weight.push_back(static_cast<double>(s.period) / kNanosPerMilli);
-      else weight.push_back(s.period);
+      weight.push_back(clock ? json(static_cast<double>(s.period) / kNanosPerMilli)
+                             : json(s.period));
     }
     std::string name = CommOf(profile, profile.samples[indices.back()]);
     if (per_event) absl::StrAppend(&name, " (", event, ")");
     size_t length = indices.size();
     const auto& process = processes[{pid, event_part}];
-    thread_list.push_back({{"processType", "default"},
-                           {"processStartupTime", ms(process.second)},
-                           {"processShutdownTime", nullptr},
-                           {"registerTime", ms(first.time)},
-                           {"unregisterTime", nullptr},
-                           {"pausedRanges", json::array()},
-                           {"name", name},
-                           {"isMainThread", pid == tid},
-                           {"processName", process.first},
-                           {"pid", per_event ? absl::StrCat(pid, " (", event, ")") : absl::StrCat(pid)},
-                           {"tid", tid},
-                           {"samples",
-                            {{"stack", std::move(stack)},
-                             {"time", std::move(time)},
-                             {"weight", std::move(weight)},
-                             {"weightType", clock ? "tracing-ms" : "samples"},
-                             {"length", length}}},
-                           {"markers", EmptyMarkerTable()}});
+    thread_list.push_back(
+        {{"processType", "default"},
+         {"processStartupTime", ms(process.second)},
+         {"processShutdownTime", nullptr},
+         {"registerTime", ms(first.time)},
+         {"unregisterTime", nullptr},
+         {"pausedRanges", json::array()},
+         {"name", name},
+         {"isMainThread", pid == tid},
+         {"processName", process.first},
+         {"pid", per_event ? absl::StrCat(pid, " (", event, ")") : absl::StrCat(pid)},
+         {"tid", tid},
+         {"samples",
+          {{"stack", std::move(stack)},
+           {"time", std::move(time)},
+           {"weight", std::move(weight)},
+           {"weightType", clock ? "tracing-ms" : "samples"},
+           {"length", length}}},
+         {"markers", EmptyMarkerTable()}});
   }
 
   // The interval the profiler draws a sample as: the first sampled event's
@@ -339,16 +341,18 @@ json FirefoxProfile(const Profile& profile, const FirefoxOptions& options) {
   if (absl::StatusOr<uint32_t> e = ChooseEvent(profile, ""); e.ok()) {
     const symbolize::Event& event = profile.events[*e];
     if (IsClockEvent(event.name) && event.samples > 0 && event.period > 0)
-      interval = static_cast<double>(event.period) / static_cast<double>(event.samples) / kNanosPerMilli;
+      interval =
+          static_cast<double>(event.period) / static_cast<double>(event.samples) / kNanosPerMilli;
   }
   bool stackwalk = std::any_of(profile.stacks.begin(), profile.stacks.end(),
                                [](const symbolize::Stack& s) { return s.size > 1; });
   json entries = json::array();
   for (const symbolize::Event& e : profile.events)
-    entries.push_back({{"label", e.name},
-                       {"format", "string"},
-                       {"value", absl::StrCat(e.samples, " samples, period ", e.period, " (",
-                                              IsClockEvent(e.name) ? "nanoseconds" : "count", ")")}});
+    entries.push_back(
+        {{"label", e.name},
+         {"format", "string"},
+         {"value", absl::StrCat(e.samples, " samples, period ", e.period, " (",
+                                IsClockEvent(e.name) ? "nanoseconds" : "count", ")")}});
   entries.push_back({{"label", "Lost samples"}, {"format", "integer"}, {"value", profile.lost}});
   double span = static_cast<double>(last_time - first_time) / kNanosPerMilli;
   double start = options.capture_end_nanos > 0
@@ -370,7 +374,8 @@ json FirefoxProfile(const Profile& profile, const FirefoxOptions& options) {
       {"preprocessedProfileVersion", kFirefoxProcessedProfileVersion},
       {"categories", Categories()},
       {"markerSchema", json::array()},
-      {"extensions", {{"baseURL", json::array()}, {"id", json::array()}, {"name", json::array()}, {"length", 0}}},
+      {"extensions",
+       {{"baseURL", json::array()}, {"id", json::array()}, {"name", json::array()}, {"length", 0}}},
       {"sampleUnits", {{"time", "ms"}, {"eventDelay", "ms"}, {"threadCPUDelta", "ns"}}},
       {"symbolicated", true},
       {"usesOnlyOneStackType", true},

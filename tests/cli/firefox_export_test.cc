@@ -29,7 +29,6 @@
 namespace {
 
 using nlohmann::json;
-using ::testing::HasSubstr;
 using perfring::perfdata::test_util::CommandResult;
 using perfring::perfdata::test_util::HavePerf;
 using perfring::perfdata::test_util::ReadFileOrDie;
@@ -38,6 +37,7 @@ using perfring::perfdata::test_util::Runfile;
 using perfring::perfdata::test_util::TempPath;
 using perfring::report::testing::ExpectWellFormed;
 using perfring::report::testing::StringAt;
+using ::testing::HasSubstr;
 
 struct Row {
   double percent = 0;
@@ -104,7 +104,8 @@ class FirefoxExport : public ::testing::Test {
   }
 
   json Export(const std::string& data, const std::string& out) {
-    CommandResult e = RunCommand(absl::StrCat(perfring_, " export -q ", data, " --format firefox -o ", out));
+    CommandResult e =
+        RunCommand(absl::StrCat(perfring_, " export -q ", data, " --format firefox -o ", out));
     EXPECT_EQ(e.exit_code, 0) << e.err;
     return json::parse(ReadFileOrDie(out));
   }
@@ -114,15 +115,15 @@ class FirefoxExport : public ::testing::Test {
 
 TEST_F(FirefoxExport, PerfringCaptureAgreesWithPerfringReport) {
   std::string data = TempPath("mix.data");
-  CommandResult r = RunCommand(
-      absl::StrCat(perfring_, " record -q -e cpu-clock -c 250000 -g -o ", data, " -- ", mix_, " 0.5"));
+  CommandResult r = RunCommand(absl::StrCat(perfring_, " record -q -e cpu-clock -c 250000 -g -o ",
+                                            data, " -- ", mix_, " 0.5"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json doc = Export(data, TempPath("mix.json"));
   ExpectWellFormed(doc);
   if (HasFailure()) return;
 
-  CommandResult report =
-      RunCommand(absl::StrCat(perfring_, " report -q -i ", data, " --no-children --sort sym -g none"));
+  CommandResult report = RunCommand(
+      absl::StrCat(perfring_, " report -q -i ", data, " --no-children --sort sym -g none"));
   ASSERT_EQ(report.exit_code, 0) << report.err;
   std::vector<uint64_t> counts = EventCounts(report.out);
   ASSERT_EQ(counts.size(), 1u) << report.out;
@@ -133,7 +134,8 @@ TEST_F(FirefoxExport, PerfringCaptureAgreesWithPerfringReport) {
   std::vector<json> threads;
   for (const json& t : doc["threads"]) threads.push_back(t);
   ASSERT_GE(threads.size(), 1u);
-  CommandResult folded = RunCommand(absl::StrCat(perfring_, " export -q ", data, " --format folded"));
+  CommandResult folded =
+      RunCommand(absl::StrCat(perfring_, " export -q ", data, " --format folded"));
   ASSERT_EQ(folded.exit_code, 0) << folded.err;
   uint64_t folded_samples = 0, samples = 0;
   for (absl::string_view line : absl::StrSplit(folded.out, '\n', absl::SkipEmpty())) {
@@ -179,8 +181,10 @@ TEST_F(FirefoxExport, PerfringCaptureAgreesWithPerfringReport) {
     found = true;
     EXPECT_THAT(lib["path"].get<std::string>(), HasSubstr("tests/cli/report_mix"));
     ASSERT_TRUE(lib["codeId"].is_string()) << lib;
-    EXPECT_TRUE(std::regex_match(lib["codeId"].get<std::string>(), std::regex("[0-9a-f]{16,}"))) << lib;
-    EXPECT_TRUE(std::regex_match(lib["breakpadId"].get<std::string>(), std::regex("[0-9A-F]{32}0"))) << lib;
+    EXPECT_TRUE(std::regex_match(lib["codeId"].get<std::string>(), std::regex("[0-9a-f]{16,}")))
+        << lib;
+    EXPECT_TRUE(std::regex_match(lib["breakpadId"].get<std::string>(), std::regex("[0-9A-F]{32}0")))
+        << lib;
   }
   EXPECT_TRUE(found) << doc["libs"];
   // Kernel frames (there is a kernel frame under the timer interrupt of
@@ -195,12 +199,13 @@ TEST_F(FirefoxExport, PerfringCaptureAgreesWithPerfringReport) {
 
 TEST_F(FirefoxExport, GzOutputIsTheSameDocumentCompressed) {
   std::string data = TempPath("gz.data");
-  CommandResult r = RunCommand(
-      absl::StrCat(perfring_, " record -q -e cpu-clock -c 1000000 -g -o ", data, " -- ", mix_, " 0.2"));
+  CommandResult r = RunCommand(absl::StrCat(perfring_, " record -q -e cpu-clock -c 1000000 -g -o ",
+                                            data, " -- ", mix_, " 0.2"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::string plain = TempPath("gz.json"), gz = TempPath("gz.json.gz");
   json doc = Export(data, plain);
-  CommandResult e = RunCommand(absl::StrCat(perfring_, " export -q ", data, " --format firefox -o ", gz));
+  CommandResult e =
+      RunCommand(absl::StrCat(perfring_, " export -q ", data, " --format firefox -o ", gz));
   ASSERT_EQ(e.exit_code, 0) << e.err;
   std::string bytes = ReadFileOrDie(gz);
   ASSERT_GE(bytes.size(), 2u);
@@ -210,7 +215,8 @@ TEST_F(FirefoxExport, GzOutputIsTheSameDocumentCompressed) {
   ASSERT_EQ(unzipped.exit_code, 0) << unzipped.err;
   EXPECT_EQ(unzipped.out, ReadFileOrDie(plain));
   // Exporting again keeps the previous file, as every output does.
-  CommandResult again = RunCommand(absl::StrCat(perfring_, " export ", data, " --format firefox -o ", gz));
+  CommandResult again =
+      RunCommand(absl::StrCat(perfring_, " export ", data, " --format firefox -o ", gz));
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_THAT(again.err, HasSubstr(".old"));
   EXPECT_EQ(ReadFileOrDie(gz + ".old"), bytes);
@@ -220,11 +226,12 @@ TEST_F(FirefoxExport, GzOutputIsTheSameDocumentCompressed) {
 // samples is one line saying so, exit 2, and nothing written.
 TEST_F(FirefoxExport, CaptureWithoutSamplesIsRefused) {
   std::string data = TempPath("none.data");
-  CommandResult r = RunCommand(
-      absl::StrCat(perfring_, " record -q -e page-faults -c 1000000000 -o ", data, " -- /bin/true"));
+  CommandResult r = RunCommand(absl::StrCat(
+      perfring_, " record -q -e page-faults -c 1000000000 -o ", data, " -- /bin/true"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::string out = TempPath("none.json");
-  CommandResult e = RunCommand(absl::StrCat(perfring_, " export ", data, " --format firefox -o ", out));
+  CommandResult e =
+      RunCommand(absl::StrCat(perfring_, " export ", data, " --format firefox -o ", out));
   EXPECT_EQ(e.exit_code, 2);
   EXPECT_EQ(e.err, "perfring export: the capture has no samples\n");
   EXPECT_NE(::access(out.c_str(), F_OK), 0);
@@ -234,12 +241,14 @@ TEST_F(FirefoxExport, TwoEventsOfPerfRecordAreTwoProcessTracks) {
   if (!HavePerf()) GTEST_SKIP() << "perf is not installed";
   std::string data = TempPath("two.data");
   CommandResult r = RunCommand(
-      absl::StrCat("perf record -q -e cpu-clock/period=250000/,page-faults/period=1/ -g -o ", data, " ", mix_, " 0.3"));
+      absl::StrCat("perf record -q -e cpu-clock/period=250000/,page-faults/period=1/ -g -o ", data,
+                   " ", mix_, " 0.3"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json doc = Export(data, TempPath("two.json"));
   ExpectWellFormed(doc);
   if (HasFailure()) return;
-  CommandResult report = RunCommand(absl::StrCat(perfring_, " report -q -i ", data, " --sort sym -g none"));
+  CommandResult report =
+      RunCommand(absl::StrCat(perfring_, " report -q -i ", data, " --sort sym -g none"));
   ASSERT_EQ(report.exit_code, 0) << report.err;
   std::vector<uint64_t> counts = EventCounts(report.out);  // cpu-clock's, then page-faults'
   ASSERT_EQ(counts.size(), 2u) << report.out;

@@ -21,12 +21,12 @@ namespace {
 
 using nlohmann::json;
 using ::testing::ElementsAre;
-using ::testing::UnorderedElementsAre;
-using testing::TestProfile;
-using testing::Workload;
 using testing::ExpectWellFormed;
 using testing::StackNames;
 using testing::StringAt;
+using testing::TestProfile;
+using ::testing::UnorderedElementsAre;
+using testing::Workload;
 
 // The frame names of a Profile stack, root first.
 std::vector<std::string> ProfileStackNames(const symbolize::Profile& p, uint32_t stack) {
@@ -55,7 +55,8 @@ TEST(Firefox, WorkloadIsWellFormedAndEveryStackWalksBackToTheProfiles) {
   ASSERT_EQ(samples["length"], p.samples.size());
   // Same times (all distinct), so the order is the Profile's.
   for (size_t i = 0; i < p.samples.size(); ++i)
-    EXPECT_EQ(StackNames(doc, samples["stack"][i].get<int>()), ProfileStackNames(p, p.samples[i].stack))
+    EXPECT_EQ(StackNames(doc, samples["stack"][i].get<int>()),
+              ProfileStackNames(p, p.samples[i].stack))
         << i;
   // One node per distinct (parent, frame): main under the libc start once.
   std::vector<std::string> roots;
@@ -181,7 +182,9 @@ TEST(Firefox, LibsCarryPathsAndBuildIdsAndKernelFramesAreMarked) {
   EXPECT_EQ(exe["path"], "/usr/bin/hot_loop");
   EXPECT_EQ(exe["debugName"], "hot_loop");
   EXPECT_EQ(exe["debugPath"], "/usr/bin/hot_loop");
-  EXPECT_EQ(exe["breakpadId"], "000012AB000000000000000000000000" "0");
+  EXPECT_EQ(exe["breakpadId"],
+            "000012AB000000000000000000000000"
+            "0");
   EXPECT_EQ(exe["codeId"], "ab12");
   EXPECT_EQ(by_name["libc.so.6"]["breakpadId"], "");
   EXPECT_TRUE(by_name["libc.so.6"]["codeId"].is_null());
@@ -193,9 +196,12 @@ TEST(Firefox, LibsCarryPathsAndBuildIdsAndKernelFramesAreMarked) {
     EXPECT_EQ(StringAt(doc, shared["resourceTable"]["name"][i]), libs[i]["name"]);
   const json& ft = shared["frameTable"];
   auto category = [&](int frame) {
-    return doc["meta"]["categories"][ft["category"][frame].get<size_t>()]["name"].get<std::string>();
+    return doc["meta"]["categories"][ft["category"][frame].get<size_t>()]["name"]
+        .get<std::string>();
   };
-  auto lib_name = [&](int frame) { return libs[ft["lib"][frame].get<size_t>()]["name"].get<std::string>(); };
+  auto lib_name = [&](int frame) {
+    return libs[ft["lib"][frame].get<size_t>()]["name"].get<std::string>();
+  };
   for (const char* k : {"entry_SYSCALL_64", "do_syscall_64"}) {
     int frame = FrameNamed(doc, k);
     EXPECT_EQ(category(frame), "Kernel") << k;
@@ -235,15 +241,16 @@ TEST(Firefox, ReturnAddressesAreNudgedIntoTheCall) {
   const json& ft = doc["shared"]["frameTable"];
   std::map<std::string, std::vector<int64_t>> addresses;
   for (size_t i = 0; i < ft["func"].size(); ++i)
-    addresses[StringAt(doc, doc["shared"]["funcTable"]["name"][ft["func"][i].get<size_t>()])].push_back(
-        ft["address"][i].get<int64_t>());
+    addresses[StringAt(doc, doc["shared"]["funcTable"]["name"][ft["func"][i].get<size_t>()])]
+        .push_back(ft["address"][i].get<int64_t>());
   EXPECT_THAT(addresses["leaf"], ElementsAre(0x10));
   EXPECT_THAT(addresses["caller"], ElementsAre(0x104, 0x105));  // as a caller, then as the leaf
   EXPECT_THAT(addresses["write"], ElementsAre(0x200));
   EXPECT_THAT(addresses["entry"], ElementsAre(0x40));
   // Both of caller's frames are one func: the call tree merges them.
   const json& samples = doc["threads"][0]["samples"];
-  EXPECT_EQ(StackNames(doc, samples["stack"][0].get<int>()), (std::vector<std::string>{"caller", "leaf"}));
+  EXPECT_EQ(StackNames(doc, samples["stack"][0].get<int>()),
+            (std::vector<std::string>{"caller", "leaf"}));
   EXPECT_EQ(StackNames(doc, samples["stack"][2].get<int>()), (std::vector<std::string>{"caller"}));
 }
 

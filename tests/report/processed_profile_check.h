@@ -38,7 +38,8 @@ inline const std::map<std::string, std::set<std::string>>& SharedColumns() {
 }
 
 // Checks a table's columns: exactly `names`, each an array of `length`.
-inline void ExpectTable(const nlohmann::json& table, const std::set<std::string>& names, const std::string& what) {
+inline void ExpectTable(const nlohmann::json& table, const std::set<std::string>& names,
+                        const std::string& what) {
   SCOPED_TRACE(what);
   ASSERT_TRUE(table.is_object());
   ASSERT_TRUE(table.contains("length"));
@@ -54,8 +55,8 @@ inline void ExpectTable(const nlohmann::json& table, const std::set<std::string>
 }
 
 // Index `v` is in [low, size), or null where `nullable`.
-inline void ExpectIndex(const nlohmann::json& v, size_t size, const std::string& what, bool nullable = false,
-                 int64_t low = 0) {
+inline void ExpectIndex(const nlohmann::json& v, size_t size, const std::string& what,
+                        bool nullable = false, int64_t low = 0) {
   if (nullable && v.is_null()) return;
   ASSERT_TRUE(v.is_number_integer()) << what << ": " << v;
   int64_t i = v.get<int64_t>();
@@ -66,7 +67,8 @@ inline void ExpectIndex(const nlohmann::json& v, size_t size, const std::string&
 // The whole document's structure: what every test's output must satisfy.
 inline void ExpectWellFormed(const nlohmann::json& doc) {
   ASSERT_TRUE(doc.is_object());
-  for (const char* key : {"meta", "libs", "pages", "counters", "profilerOverhead", "shared", "threads"})
+  for (const char* key :
+       {"meta", "libs", "pages", "counters", "profilerOverhead", "shared", "threads"})
     ASSERT_TRUE(doc.contains(key)) << key;
   const nlohmann::json& meta = doc["meta"];
   EXPECT_EQ(meta["preprocessedProfileVersion"], kFirefoxProcessedProfileVersion);
