@@ -28,7 +28,7 @@ int ExportCommand(const std::vector<std::string>& args) {
   ArgParser p(
       "perfring export [FILE] --format pprof|folded|speedscope|firefox [-o OUT] [-e EVENT]");
   AddInputFileOption(&p, &input);
-  p.Add({'F', "format", A::kRequired, "pprof|folded|speedscope|firefox",
+  p.Add({'F', "format", A::kRequired, "FORMAT",
          "pprof: gzipped profile.proto; folded: flamegraph.pl's input; speedscope: its JSON; "
          "firefox: the Firefox Profiler's processed profile (gzipped when OUT ends in .gz)",
          [&](absl::string_view v) {
