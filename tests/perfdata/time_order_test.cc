@@ -362,16 +362,19 @@ std::string ForEachInChild(const std::string& path, Reader::Mode mode, int close
   return got;
 }
 
-// A 384 MiB file of a long capture (rounds whose times go on rising): the
+// A 768 MiB file of a long capture (rounds whose times go on rising): the
 // records come out in time order while the peak resident memory stays far
-// below the file's size (Collect's entries alone would take 320 MiB).
+// below the file's size (Collect's entries alone would take 640 MiB). Each
+// record handed out is read (its time) a block after the reader passed it:
+// the reader gives pages back a window behind its cursor, or those records'
+// pages, faulted in again, would stay resident (up to 3 MiB a window).
 TEST(TimeOrderTest, ForEachReadsALargeFileInBoundedResidentMemory) {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
   GTEST_SKIP() << "the sanitizers' shadow memory grows with every byte read";
 #endif
   const std::string path = absl::StrCat(getenv("TEST_TMPDIR"), "/large_rounds.data");
   Body body = RoundsBody();
-  const uint64_t copies = 384;
+  const uint64_t copies = 768;
   {
     // A file-mode image (no features) whose data section is the copies.
     std::string image = FileImage({MakeAttr(0, {1})}, "");
@@ -393,7 +396,9 @@ TEST(TimeOrderTest, ForEachReadsALargeFileInBoundedResidentMemory) {
   EXPECT_EQ(fields[1], absl::StrCat(copies * body.samples));
   uint64_t peak_kib = 0;
   ASSERT_TRUE(absl::SimpleAtoi(fields[2], &peak_kib)) << got;
-  EXPECT_LT(peak_kib, 128u << 10) << "the file or its entries stayed resident: " << got;
+  // About 76 MiB here (the reader's windows ahead of and behind its cursor);
+  // 126 MiB when the pages were given back right behind the cursor.
+  EXPECT_LT(peak_kib, 100u << 10) << "the file or its entries stayed resident: " << got;
 }
 
 // 512 MiB of rounds through a pipe, read once by a child whose address space
