@@ -15,7 +15,8 @@
 # overhead.png); -o CHART.png also copies the chart there. About 13 minutes
 # on a 2-CPU VM; --quick: 4 scenarios, 1 repetition, a 128 MiB memory check
 # (about 1.5 minutes). Environment: REPS, WORK_SECONDS, MEM_MB override;
-# SCENARIOS="a-1k a-5k" runs those only; MEM_MB=0 leaves out the readers.
+# SCENARIOS="a-1k a-5k" runs those only; MEM_MB=0 leaves out the readers;
+# PERFRING=BINARY measures that perfring instead of building this tree's.
 set -euo pipefail
 quick=0
 chart_out=""
@@ -34,8 +35,12 @@ if ! command -v gnuplot >/dev/null 2>&1; then
   echo "overhead.sh: installing gnuplot-nox for the chart" >&2
   apt-get install -y -q gnuplot-nox >/dev/null
 fi
-bazel build -c opt --config=quiet //cli:perfring >&2
-perfring="$(bazel info -c opt bazel-bin 2>/dev/null)/cli/perfring"
+if [[ -n "${PERFRING:-}" ]]; then  # a given binary (another build, to compare)
+  perfring="$PERFRING"
+else
+  bazel build -c opt --config=quiet //cli:perfring >&2
+  perfring="$(bazel info -c opt bazel-bin 2>/dev/null)/cli/perfring"
+fi
 perf=/usr/bin/perf
 
 dir="$(mktemp -d)"
