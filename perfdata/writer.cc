@@ -266,7 +266,10 @@ absl::Status Writer::Begin(const EventTable& events, const RecordingInfo& info) 
     }
     return s;
   }
-  return absl::OkStatus();
+  // The first window now, while the capture starts, rather than at the first
+  // flush.
+  if (mapped_output_ && !MapThrough(data_offset_, 0)) StopMapping(data_offset_);
+  return error_;
 }
 
 absl::Status Writer::WriteAll(const std::string& bytes) {
