@@ -19,6 +19,9 @@ namespace perfring::perfdata {
 namespace {
 constexpr size_t kArenaBlock = 1 << 20;  // > any record (u16 size)
 constexpr uint64_t kMaxReserve = uint64_t{256} << 20;  // bytes of entries reserved up front
+// A stream's release at a FINISHED_ROUND goes up to the latest time read
+// this many FINISHED_ROUNDs before (perf: 1).
+constexpr size_t kStreamRoundsHeld = 2;
 using Entry = TimeOrderedRecords::Entry;
 
 bool ByTime(const Entry& a, const Entry& b) { return a.time != b.time ? a.time < b.time : a.seq < b.seq; }
@@ -276,18 +279,23 @@ absl::Status TimeOrderedRecords::ForEach(Reader& reader, absl::FunctionRef<bool(
       return absl::OkStatus();
     });
   } else {
-    // perf's rule: at the end of round N, what is not later than the latest
-    // time read up to the end of round N-1.
-    uint64_t latest = 0;           // the latest time read so far
-    uint64_t previous_round = 0;   // the latest at the previous FINISHED_ROUND
-    bool had_round = false;
+    // perf's rule, one round later: at the end of round N, what is not later
+    // than the latest time read up to the end of round N-2 (perf: N-1). A
+    // record a round later than perf's rule allows is not rare in perf's own
+    // captures (a few in 100,000: a sample stamped before a ring was read
+    // but not yet in it); with one more round held they keep their place.
+    uint64_t latest = 0;  // the latest time read so far
+    // The latest at the last kStreamRoundsHeld FINISHED_ROUNDs, oldest first.
+    std::vector<uint64_t> at_rounds;
     s = reader.ForEachRecord([&](const RecordRef& ref) -> absl::Status {
       const uint32_t here = position++;
       if (ref.size >= sizeof(perf_event_header) &&
           LoadUnaligned<uint32_t>(ref.bytes) == kRecordFinishedRound) {
-        if (had_round) PERFDATA_RETURN_IF_ERROR(held.Release(previous_round, fn, &released_max));
-        previous_round = latest;
-        had_round = true;
+        if (at_rounds.size() == kStreamRoundsHeld) {
+          PERFDATA_RETURN_IF_ERROR(held.Release(at_rounds.front(), fn, &released_max));
+          at_rounds.erase(at_rounds.begin());
+        }
+        at_rounds.push_back(latest);
       }
       if (!keep(ref)) return absl::OkStatus();
       const uint64_t t = SortTime(ref, &last_time);

@@ -52,13 +52,15 @@ class TimeOrderedRecords {
   //    is held as far as needed, all of it at worst, as Collect holds it.
   //  - A stream read once (Reader::Mode::kStream, a pipe) cannot be read
   //    ahead: at each FINISHED_ROUND the records not later than the latest
-  //    time read before the previous FINISHED_ROUND are handed out (perf's
-  //    ordered-events rule: each round drained every ring past the previous
-  //    round's end). The order is Collect's whenever the writer kept that
-  //    rule (perf and perfring do); a record older than one already handed
-  //    out is handed out at the next release, out of time order, and
-  //    counted in *late (perf warns of such "out of order events"). Without
-  //    FINISHED_ROUND the stream is held to its end.
+  //    time read before the FINISHED_ROUND before the previous one are
+  //    handed out (perf's ordered-events rule, which stops at the previous
+  //    one: each round drained every ring past the previous round's end,
+  //    held one round more, as perf's own captures have a few records a
+  //    round late). The order is Collect's whenever no record is later than
+  //    that; a record older than one already handed out is handed out at the
+  //    next release, out of time order, and counted in *late (perf warns of
+  //    such "out of order events"). Without FINISHED_ROUND the stream is held
+  //    to its end.
   // The RecordRef is transient (valid during fn only) for records copied from
   // a stream or a COMPRESSED chunk; the others point into the reader. What is
   // held of a stream or of COMPRESSED chunks (copies and entries) is bounded

@@ -233,18 +233,23 @@ TEST(TimeOrderTest, ForEachOfARecordersStreamIsOneSortsOrder) {
 }
 
 // A stream whose round 3 holds a record older than what round 2's end
-// released (t=15 after t=20 was handed out): it comes at the next release,
-// out of time order, and is counted; the rest keeps one sort's order.
+// released (t=15 after t=20 was handed out, as perf's rule would): it keeps
+// its place, one round more being held. One in round 4 older than what round
+// 3's end released (t=25 after t=30): it comes at the next release, out of
+// time order, and is counted; the rest keeps one sort's order.
 TEST(TimeOrderTest, ARecordOlderThanAStreamsReleasedRoundsComesLateAndIsCounted) {
   std::string data;
-  // positions: 0 t=10, 1 t=20, 2 FR, 3 t=30, 4 FR (releases t<=20), 5 t=15, 6 t=40, 7 FR
+  // positions: 0 t=10, 1 t=20, 2 FR, 3 t=30, 4 FR, 5 t=15, 6 t=40, 7 FR (releases t<=20),
+  // 8 t=50, 9 FR (releases t<=30), 10 t=25, 11 t=60, 12 FR (releases t<=40)
   data += Sample(1, 0x1, 10) + Sample(1, 0x2, 20) + FinishedRound() + Sample(1, 0x3, 30) +
-          FinishedRound() + Sample(1, 0x4, 15) + Sample(1, 0x5, 40) + FinishedRound();
+          FinishedRound() + Sample(1, 0x4, 15) + Sample(1, 0x5, 40) + FinishedRound() +
+          Sample(1, 0x6, 50) + FinishedRound() + Sample(1, 0x7, 25) + Sample(1, 0x8, 60) +
+          FinishedRound();
   uint64_t late = 0;
-  EXPECT_EQ(Streamed(data, true, true, &late), (std::vector<uint32_t>{0, 1, 5, 3, 6}));
+  EXPECT_EQ(Streamed(data, true, true, &late), (std::vector<uint32_t>{0, 5, 1, 3, 10, 6, 8, 11}));
   EXPECT_EQ(late, 1u);
   // From a file: the exact order.
-  EXPECT_EQ(Streamed(data, true, false), (std::vector<uint32_t>{0, 5, 1, 3, 6}));
+  EXPECT_EQ(Streamed(data, true, false), (std::vector<uint32_t>{0, 5, 1, 10, 3, 6, 8, 11}));
 }
 
 // The same capture concatenated with itself: no record of the first copy can
