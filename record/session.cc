@@ -398,11 +398,8 @@ absl::Status Session::Loop() {
     // every kTimerWakeup lets a slow trickle reach the file too (once a
     // second for a status line to redraw).
     const bool watch_size = options_.max_size != 0 || switch_mode == SwitchOutput::Mode::kSize;
-    int timeout_ms = options_.poll ? 0
-                     : watch_size  ? 100
-                                   : static_cast<int>((status_line_.active() ? std::chrono::seconds(1)
-                                                                             : kTimerWakeup)
-                                                          .count() * 1000);
+    const std::chrono::milliseconds timer = status_line_.active() ? std::chrono::seconds(1) : kTimerWakeup;
+    int timeout_ms = options_.poll ? 0 : watch_size ? 100 : static_cast<int>(timer.count());
     // -D: the next time the events are switched on or off.
     const std::optional<Clock::time_point> next_toggle =
         next_toggle_ < toggles_.size() ? std::optional<Clock::time_point>(toggles_[next_toggle_].first)
