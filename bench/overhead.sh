@@ -14,7 +14,9 @@
 # in a new mktemp -d directory, whose path it prints (results.tsv, tables.md,
 # overhead.png); -o CHART.png also copies the chart there. About 13 minutes
 # on a 2-CPU VM; --quick: 4 scenarios, 1 repetition, a 128 MiB memory check
-# (about 1.5 minutes). Environment: REPS, WORK_SECONDS, MEM_MB override.
+# (about 1.5 minutes). Environment: REPS, WORK_SECONDS, MEM_MB override;
+# SCENARIOS="a-1k a-5k" runs those only; MEM_MB=0 leaves out the readers;
+# PERFRING=BINARY measures that perfring instead of building this tree's.
 set -euo pipefail
 quick=0
 chart_out=""
@@ -33,8 +35,12 @@ if ! command -v gnuplot >/dev/null 2>&1; then
   echo "overhead.sh: installing gnuplot-nox for the chart" >&2
   apt-get install -y -q gnuplot-nox >/dev/null
 fi
-bazel build -c opt --config=quiet //cli:perfring >&2
-perfring="$(bazel info -c opt bazel-bin 2>/dev/null)/cli/perfring"
+if [[ -n "${PERFRING:-}" ]]; then  # a given binary (another build, to compare)
+  perfring="$PERFRING"
+else
+  bazel build -c opt --config=quiet //cli:perfring >&2
+  perfring="$(bazel info -c opt bazel-bin 2>/dev/null)/cli/perfring"
+fi
 perf=/usr/bin/perf
 
 dir="$(mktemp -d)"
@@ -51,6 +57,7 @@ else
   scenarios=(a-1k a-5k a-10k a-20k a-50k a-max a-g-1k a-g-5k a-g-10k a-g-20k a-g-50k a-g-max
              dwarf-1k cmd-20k forkexec)
 fi
+[[ -n "${SCENARIOS:-}" ]] && read -r -a scenarios <<<"$SCENARIOS"
 threads=2
 
 # The busy workload's iterations for work_s seconds of one thread alone.
@@ -159,6 +166,7 @@ rm -f "$dir/out.data" "$dir/out.data.old" "$dir/out.jsonl" "$dir/out.jsonl.old"
 # --- memory of the readers on a large perf.data -------------------------------
 mem="$dir/mem.tsv"
 printf 'tool\tinput\tbytes\tmax_rss_kb\tseconds\n' >"$mem"
+if ((mem_mb > 0)); then
 echo "overhead.sh: reader memory on a ${mem_mb} MiB perf.data" >&2
 "$perf" record -q -a -e cpu-clock -F 10000 -o "$dir/seed.data" -- "$dir/busy" 2 "$iters" "$dir/stats" 2>/dev/null
 python3 bench/overhead/grow_perf_data.py "$dir/seed.data" "$dir/big.data" $((mem_mb << 20))
@@ -170,7 +178,16 @@ measure_reader() {  # NAME INPUT_DESC COMMAND...  (output to /dev/null)
   printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$desc" "$big_bytes" "$rss" "$secs" >>"$mem"
 }
 measure_reader "perfring dump" file "$perfring" dump "$dir/big.data"
-measure_reader "perfring dump --sort time" file "$perfring" dump --sort time "$dir/big.data"
+# --sort time on one long capture (each copy's times after the last, as a
+# recorder writes them): the same copies at the same times would have to be
+# held whole to interleave them.
+python3 bench/overhead/grow_perf_data.py --shift-times "$dir/seed.data" "$dir/big.time" $((mem_mb << 20))
+measure_reader "perfring dump --sort time" "file (times rising)" "$perfring" dump --sort time "$dir/big.time"
+rm -f "$dir/big.time"
+python3 bench/overhead/grow_perf_data.py --pipe --shift-times "$dir/seed.data" "$dir/big.pipe" $((mem_mb << 20))
+measure_reader "perfring dump --sort time -" "pipe-mode stream (cat |, times rising)" \
+  sh -c "cat '$dir/big.pipe' | '$perfring' dump --sort time -"
+rm -f "$dir/big.pipe"
 # The same records as a pipe-mode stream (what `record -o -` writes).
 python3 bench/overhead/grow_perf_data.py --pipe "$dir/seed.data" "$dir/big.pipe" $((mem_mb << 20))
 measure_reader "perfring dump -" "pipe-mode stream (cat |)" sh -c "cat '$dir/big.pipe' | '$perfring' dump -"
@@ -191,6 +208,7 @@ fi
 measure_reader "perf script -i -" "pipe-mode stream (cat |)" sh -c "cat '$dir/big.pipe' | '$perf' script -i -"
 rm -f "$dir/big.pipe"
 rm -f "$dir/big.data" "$dir/big.full" "$dir/seed.data" "$dir/seed.data.old"
+fi
 
 echo "end: $(date -u '+%Y-%m-%d %H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg), perf_event_max_sample_rate $(cat /proc/sys/kernel/perf_event_max_sample_rate)" >>"$dir/machine.txt"
 python3 bench/overhead/report.py "$dir" | tee "$dir/tables.md"

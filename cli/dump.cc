@@ -95,10 +95,13 @@ class DumpSymbols {
 }  // namespace
 
 absl::Status RunDump(const DumpOptions& options, FILE* out, FILE* err) {
-  // JSON Lines in file order reads a stream once, as it comes, in bounded
-  // memory; the rest needs it whole (sorting, perf-json's two passes).
-  const bool stream = options.format != DumpOptions::Format::kPerfJson &&
-                      options.sort != DumpOptions::Sort::kTime && !options.header_only;
+  // JSON Lines reads a stream once, as it comes, in bounded memory (in time
+  // order, releasing at each FINISHED_ROUND: TimeOrderedRecords::ForEach);
+  // the rest needs it whole (perf-json's two passes, the header's features,
+  // --symbolize's profile first when sorting).
+  const bool time_order = options.sort == DumpOptions::Sort::kTime;
+  const bool stream = options.format != DumpOptions::Format::kPerfJson && !options.header_only &&
+                      !(time_order && options.symbolize);
   absl::StatusOr<std::unique_ptr<Reader>> reader =
       Reader::Open(options.path, stream ? Reader::Mode::kStream : Reader::Mode::kWhole);
   if (!reader.ok()) return reader.status();
@@ -117,15 +120,14 @@ absl::Status RunDump(const DumpOptions& options, FILE* out, FILE* err) {
   if (options.format == DumpOptions::Format::kPerfJson) {
     PERFDATA_RETURN_IF_ERROR(WritePerfJson(r, out));
   } else {
-    // The sorted records hold the copies of decompressed records that the
-    // sink's render threads read until Finish(), and on an early return
-    // until the sink's destructor has joined them: declared before the sink,
-    // they are destroyed after it.
-    std::optional<TimeOrderedRecords> sorted;
     // Each sample's thread name (read first, from COMM and FORK records), so
     // that JSON samples carry "comm". Outlives the sink, which renders it.
-    // A stream read once learns them as it goes (ThreadNames::Follow).
-    absl::StatusOr<ThreadNames> names = r.streaming() ? ThreadNames() : ThreadNames::Collect(r);
+    // A stream read once in file order learns them as it goes
+    // (ThreadNames::Follow); in time order, following the records as they
+    // are handed out gives each sample the last rename before it in
+    // (time, position), which is what Collect answers, without a pass.
+    absl::StatusOr<ThreadNames> names =
+        r.streaming() || time_order ? ThreadNames() : ThreadNames::Collect(r);
     if (!names.ok()) return names.status();
     // --symbolize: every sample resolved first; outlives the sink too.
     std::optional<DumpSymbols> symbols;
@@ -146,15 +148,23 @@ absl::Status RunDump(const DumpOptions& options, FILE* out, FILE* err) {
       return symbols->At(position);
     };
     JsonLinesWriter sink(out, options.threads > 0 ? options.threads : DefaultThreads());
-    if (options.sort == DumpOptions::Sort::kTime) {
-      absl::StatusOr<TimeOrderedRecords> collected =
-          TimeOrderedRecords::Collect(r, [](const RecordRef&) { return true; });
-      if (!collected.ok()) return collected.status();
-      sorted = std::move(*collected);
-      for (const TimeOrderedRecords::Entry& e : sorted->records()) {
-        const RecordRef ref = e.ref();
-        PERFDATA_RETURN_IF_ERROR(
-            sink.Add(ref, names->CommOfSample(ref, e.seq), symbols_at(ref, e.seq)));
+    if (time_order) {
+      // Records copied from a stream or a COMPRESSED chunk are transient:
+      // the sink copies them.
+      uint64_t late = 0;
+      PERFDATA_RETURN_IF_ERROR(TimeOrderedRecords::ForEach(
+          r, [](const RecordRef&) { return true; },
+          [&](const RecordRef& ref, uint32_t seq) {
+            PERFDATA_RETURN_IF_ERROR(names->Follow(ref, seq));
+            return sink.Add(ref, names->CommOfSample(ref, seq), symbols_at(ref, seq));
+          },
+          &late));
+      if (late != 0) {
+        absl::FPrintF(err,
+                      "perfring dump: %u record(s) of the stream came after a FINISHED_ROUND that had "
+                      "already released later ones: printed late, out of time order (as perf "
+                      "reports \"out of order events\"); dump the stream from a file for the exact order\n",
+                      late);
       }
     } else {
       uint64_t position = 0;

@@ -21,7 +21,9 @@ struct DumpOptions {
   std::string path = "perf.data";  // "-": stdin
   // kFile: records in file order (a COMPRESSED chunk, then the records it
   // completes, as perf report -D shows them). kTime: stable sort by timestamp; a record without one keeps
-  // the time of the record before it. perf-json is always time-ordered.
+  // the time of the record before it, in bounded memory (TimeOrderedRecords::ForEach: a file in exactly
+  // that order; a stream released at each FINISHED_ROUND, a record older than what was already written
+  // coming late, with a warning on `err`). perf-json is always time-ordered.
   Sort sort = Sort::kFile;
   // Print only the header: one JSON object with the container fields, the
   // events and the features.

@@ -1,15 +1,18 @@
 // perfring export: a perf.data's samples, symbolized, in the formats other
-// tools read (pprof, folded stacks, speedscope); wiring only (report/).
+// tools read (pprof, folded stacks, speedscope, the Firefox Profiler's
+// processed profile); wiring only (report/).
 #include <unistd.h>
 
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/profile_io.h"
 #include "perfdata/output_file.h"
+#include "report/firefox.h"
 #include "report/folded.h"
 #include "report/pprof.h"
 #include "report/speedscope.h"
@@ -22,13 +25,15 @@ int ExportCommand(const std::vector<std::string>& args) {
   InputOptions reading;
   bool help = false;
   using A = OptionSpec::Arg;
-  ArgParser p("perfring export [FILE] --format pprof|folded|speedscope [-o OUT] [-e EVENT]");
+  ArgParser p(
+      "perfring export [FILE] --format pprof|folded|speedscope|firefox [-o OUT] [-e EVENT]");
   AddInputFileOption(&p, &input);
-  p.Add({'F', "format", A::kRequired, "pprof|folded|speedscope",
-         "pprof: gzipped profile.proto; folded: flamegraph.pl's input; speedscope: its JSON",
+  p.Add({'F', "format", A::kRequired, "FORMAT",
+         "pprof: gzipped profile.proto; folded: flamegraph.pl's input; speedscope: its JSON; "
+         "firefox: the Firefox Profiler's processed profile (gzipped when OUT ends in .gz)",
          [&](absl::string_view v) {
-           if (v != "pprof" && v != "folded" && v != "speedscope")
-             return absl::InvalidArgumentError("expected pprof, folded or speedscope");
+           if (v != "pprof" && v != "folded" && v != "speedscope" && v != "firefox")
+             return absl::InvalidArgumentError("expected pprof, folded, speedscope or firefox");
            format = std::string(v);
            return absl::OkStatus();
          }});
@@ -52,7 +57,7 @@ int ExportCommand(const std::vector<std::string>& args) {
   if (std::optional<int> done = p.ParseCommandLine("export", args, &positional, &help)) return *done;
   if (std::optional<int> bad = TakeInputFile("export", positional, &input)) return *bad;
   if (format.empty()) {
-    std::fprintf(stderr, "perfring export: give --format pprof, folded or speedscope\n");
+    std::fprintf(stderr, "perfring export: give --format pprof, folded, speedscope or firefox\n");
     return 2;
   }
   if (format == "pprof" && output == "-" && ::isatty(STDOUT_FILENO)) {
@@ -76,6 +81,20 @@ int ExportCommand(const std::vector<std::string>& args) {
     absl::StatusOr<uint32_t> e = report::ChooseEvent(*profile, event);
     if (!e.ok()) return ReportError("export", e.status());
     bytes = report::FoldedStacks(*profile, *e);
+  } else if (format == "firefox") {
+    // The profiler cannot open a profile without a thread: refused as folded
+    // refuses it.
+    absl::StatusOr<uint32_t> sampled = report::ChooseEvent(*profile, "");
+    if (!sampled.ok()) return ReportError("export", sampled.status());
+    report::FirefoxOptions options;
+    options.product = "perfring: " + input;
+    options.capture_end_nanos = ModificationTimeNanos(input);
+    bytes = report::FirefoxProfileJson(*profile, options);
+    if (absl::EndsWith(output, ".gz")) {
+      absl::StatusOr<std::string> gz = report::Gzip(bytes);
+      if (!gz.ok()) return ReportError("export", gz.status());
+      bytes = *std::move(gz);
+    }
   } else {
     bytes = report::SpeedscopeJson(*profile, input);
   }

@@ -19,7 +19,7 @@ constexpr char kUsage[] =
     "    record   capture samples and side-band into perf.data and/or JSON Lines\n"
     "    dump     decode a perf.data file (perfring's or perf's) as JSON Lines\n"
     "    report   perf report --stdio's table (overhead, command, dso, symbol; call graphs)\n"
-    "    export   samples as pprof, folded stacks or speedscope JSON\n"
+    "    export   samples as pprof, folded stacks, speedscope or Firefox Profiler JSON\n"
     "    flamegraph  an interactive SVG flame graph\n"
     "    aux-export  write a perf.data's AUX trace (Intel PT, CoreSight) for libipt/OpenCSD\n"
     "    execsnoop  trace exec() system-wide with a BPF program (BPF ring buffer)\n"

@@ -2,6 +2,7 @@
 // with a perf.data sink, a JSON Lines sink, or both.
 
 #include <linux/perf_event.h>
+#include <malloc.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -364,6 +365,14 @@ int RecordCommand(const std::vector<std::string>& args, const std::vector<std::s
   // A closed stdout (-o -, --json -) is an error line and exit 1, also when
   // the outputs are flushed after the capture, never a silent death.
   MakeSignalHarmless(SIGPIPE, nullptr);
+  // The allocator keeps what the capture grew to: the merge's and the
+  // sinks' buffers grow over the first rounds, and glibc's defaults would
+  // give large blocks back and take them again (mmap/munmap, brk up and
+  // down) round after round, system calls in the steady state. Address
+  // space only: untouched pages are not resident.
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's most on 64-bit
+  mallopt(M_TRIM_THRESHOLD, 128 << 20);
+  mallopt(M_TOP_PAD, 16 << 20);
   RecordArgs r;
   ArgParser parser = MakeParser(&r);
   std::vector<std::string> command;

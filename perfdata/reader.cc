@@ -321,6 +321,8 @@ absl::StatusOr<std::unique_ptr<Reader>> Reader::FromBytes(std::string bytes) {
 }
 
 void Reader::StartPass() {
+  // What the previous pass left resident (its last windows) goes first.
+  if (windowed_) madvise(mapping_, size_, MADV_DONTNEED);
   released_ = data_;
   next_step_ = data_;
 }
@@ -333,10 +335,20 @@ void Reader::FollowPass(const uint8_t* at) {
   // back in from the file. MADV_POPULATE_READ (Linux 5.14) maps the window
   // ahead in one call instead of a fault per few pages; an older kernel
   // refuses it and the pages fault in as they are read.
+  //
+  // The pages are given back a window behind the cursor, not right behind
+  // it: a consumer uses records a little after they were handed out (dump's
+  // render threads a few batches later, a time-ordered dump a block of
+  // records later, TimeOrderedRecords::ForEach), and a page given back before
+  // that use would be faulted in again behind released_, never to be given
+  // back: resident memory growing with the file.
   const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
   const uint8_t* here = reinterpret_cast<const uint8_t*>(reinterpret_cast<uintptr_t>(at) & ~(page - 1));
-  if (here > released_) madvise(const_cast<uint8_t*>(released_), here - released_, MADV_DONTNEED);
-  released_ = here;
+  const uint8_t* behind = here - data_ > static_cast<ptrdiff_t>(kWindow) ? here - kWindow : data_;
+  if (behind > released_) {
+    madvise(const_cast<uint8_t*>(released_), behind - released_, MADV_DONTNEED);
+    released_ = behind;
+  }
   const uint64_t ahead = std::min<uint64_t>(kWindow, data_ + size_ - here);
   madvise(const_cast<uint8_t*>(here), ahead, kMadvPopulateRead);
   next_step_ = here + kWindow / 2;

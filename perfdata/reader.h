@@ -22,7 +22,7 @@
 // quarter of the address-space limit (RLIMIT_AS, ulimit -v) when that is
 // lower; past it Open fails with OutOfRange (a file of any size is mapped,
 // not read; one larger than 128 MiB is read in windows, each pass giving the
-// pages behind it back: about 48 MiB resident, whatever its size). Every size, offset and count read from the input is
+// pages a window behind it back: about 80 MiB resident, whatever its size). Every size, offset and count read from the input is
 // checked in 64-bit arithmetic against what remains before it is used; one
 // claiming more than the input holds is an error, never an allocation. Not
 // thread-safe; the Reader owns the bytes RecordRefs point into.

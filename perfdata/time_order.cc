@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <utility>
 
 #include "absl/strings/str_format.h"
@@ -12,11 +13,157 @@
 #include "decode/views.h"
 #include "perfdata/format.h"
 #include "perfdata/huge_pages.h"
+#include "perfdata/status_macros.h"
 
 namespace perfring::perfdata {
 namespace {
 constexpr size_t kArenaBlock = 1 << 20;  // > any record (u16 size)
 constexpr uint64_t kMaxReserve = uint64_t{256} << 20;  // bytes of entries reserved up front
+// A stream's release at a FINISHED_ROUND goes up to the latest time read
+// this many FINISHED_ROUNDs before (perf: 1).
+constexpr size_t kStreamRoundsHeld = 2;
+using Entry = TimeOrderedRecords::Entry;
+
+bool ByTime(const Entry& a, const Entry& b) { return a.time != b.time ? a.time < b.time : a.seq < b.seq; }
+
+// The time a kept record sorts by: its own, or, without one (perf.data's own
+// records, no TIME in sample_type, a time of 0), that of the kept record
+// before it (*last_time, updated).
+uint64_t SortTime(const RecordRef& ref, uint64_t* last_time) {
+  if (ref.event != nullptr) {
+    const uint64_t t = ref.event->layout.TimeOf(ref.bytes, ref.size);
+    if (t != 0) *last_time = t;
+  }
+  return *last_time;
+}
+
+// Sorts v[sorted, end) by (time, seq), given v[sorted, appended) sorted and
+// v[appended, end) appended in file order. What was appended is the rings'
+// records one ring's flush after the other, each in time order: its
+// ascending runs are merged pairwise, O(n log runs), then merged into the
+// sorted part, where only its overlap with it moves.
+void SortAppended(std::vector<Entry>& v, size_t sorted, size_t appended) {
+  const auto begin = v.begin() + static_cast<ptrdiff_t>(appended);
+  std::vector<std::vector<Entry>::iterator> runs = {begin};
+  for (auto it = begin; it != v.end(); ++it) {
+    if (it != begin && ByTime(*it, *(it - 1))) runs.push_back(it);
+  }
+  runs.push_back(v.end());
+  while (runs.size() > 2) {
+    size_t kept = 0;
+    for (size_t i = 0; i + 2 < runs.size(); i += 2) {
+      std::inplace_merge(runs[i], runs[i + 1], runs[i + 2], ByTime);
+      runs[kept++] = runs[i];
+    }
+    if (runs.size() % 2 == 0) runs[kept++] = runs[runs.size() - 2];
+    runs[kept++] = runs.back();
+    runs.resize(kept);
+  }
+  const auto first = v.begin() + static_cast<ptrdiff_t>(sorted);
+  if (begin != first && begin != v.end() && ByTime(*begin, *(begin - 1))) {
+    std::inplace_merge(std::upper_bound(first, begin, *begin, ByTime), begin, v.end(), ByTime);
+  }
+}
+
+absl::Status TooMuchHeld(uint64_t offset, uint64_t limit, bool stream) {
+  if (stream) {
+    return absl::OutOfRangeError(absl::StrFormat(
+        "offset 0x%x: sorting this stream by time holds more than %u MiB (it has no FINISHED_ROUND "
+        "records, or rounds that release nothing), the most perfring holds in memory; dump it in "
+        "file order (--sort file) or from a file",
+        offset, limit >> 20));
+  }
+  return absl::OutOfRangeError(absl::StrFormat(
+      "offset 0x%x: the COMPRESSED records expand to more than %u MiB, the most perfring "
+      "holds in memory to sort by time; dump them in file order (--sort file)",
+      offset, limit >> 20));
+}
+
+// ForEach's records held until their release: entries sorted lazily, copies
+// of transient records in 1 MiB blocks freed when their last record is
+// released.
+class HeldRecords {
+ public:
+  explicit HeldRecords(uint64_t limit) : limit_(limit) {}
+
+  absl::Status Add(const RecordRef& ref, uint64_t time, uint32_t seq, bool stream) {
+    Entry e;
+    e.time = time;
+    e.bytes = ref.bytes;
+    e.event = ref.event;
+    e.offset = ref.offset;
+    e.size = ref.size;
+    e.seq = seq;
+    if (ref.transient) {
+      held_bytes_ += AlignUp(ref.size, 8) + sizeof(Entry);
+      if (held_bytes_ > limit_) return TooMuchHeld(ref.offset, limit_, stream);
+      if (filling_ == nullptr || kArenaBlock - filling_->used < ref.size) {
+        if (filling_ != nullptr && filling_->live == 0) blocks_.erase(filling_->bytes.get());
+        auto block = std::make_unique<Block>();
+        block->bytes = std::make_unique<uint8_t[]>(kArenaBlock);
+        filling_ = block.get();
+        blocks_.emplace(block->bytes.get(), std::move(block));
+      }
+      uint8_t* dst = filling_->bytes.get() + filling_->used;
+      std::memcpy(dst, ref.bytes, ref.size);
+      filling_->used += AlignUp(ref.size, 8);
+      ++filling_->live;
+      e.bytes = dst;
+    }
+    entries_.push_back(e);
+    return absl::OkStatus();
+  }
+
+  // Hands out, in (time, seq) order, every held record with time <= bound.
+  absl::Status Release(uint64_t bound, absl::FunctionRef<absl::Status(const RecordRef&, uint32_t)> fn,
+                       uint64_t* released_max) {
+    SortAppended(entries_, head_, sorted_end_);
+    sorted_end_ = entries_.size();
+    while (head_ < entries_.size() && entries_[head_].time <= bound) {
+      const Entry& e = entries_[head_++];
+      RecordRef ref = e.ref();
+      Block* block = blocks_.empty() ? nullptr : BlockOf(e.bytes);
+      ref.transient = block != nullptr;
+      *released_max = std::max(*released_max, e.time);
+      absl::Status s = fn(ref, e.seq);
+      if (block != nullptr) {
+        held_bytes_ -= AlignUp(e.size, 8) + sizeof(Entry);
+        if (--block->live == 0 && block != filling_) blocks_.erase(block->bytes.get());
+      }
+      if (!s.ok()) return s;
+    }
+    // Drop the released entries once they are most of the vector.
+    if (head_ > 4096 && head_ * 2 > entries_.size()) {
+      entries_.erase(entries_.begin(), entries_.begin() + static_cast<ptrdiff_t>(head_));
+      sorted_end_ -= head_;
+      head_ = 0;
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  struct Block {
+    std::unique_ptr<uint8_t[]> bytes;
+    size_t used = 0;
+    uint32_t live = 0;  // records copied here not yet released
+  };
+  // The block holding `bytes`, or null (the record is the reader's).
+  Block* BlockOf(const uint8_t* bytes) {
+    auto it = blocks_.upper_bound(bytes);
+    if (it == blocks_.begin()) return nullptr;
+    --it;
+    return bytes < it->first + kArenaBlock ? it->second.get() : nullptr;
+  }
+
+  const uint64_t limit_;
+  uint64_t held_bytes_ = 0;  // copies and their entries
+  std::vector<Entry> entries_;
+  size_t head_ = 0;        // entries_[0, head_) were released
+  size_t sorted_end_ = 0;  // entries_[head_, sorted_end_) are sorted
+  std::map<const uint8_t*, std::unique_ptr<Block>> blocks_;  // by start
+  Block* filling_ = nullptr;
+};
+
 }  // namespace
 
 RecordRef TimeOrderedRecords::Entry::ref() const {
@@ -48,36 +195,12 @@ absl::StatusOr<TimeOrderedRecords> TimeOrderedRecords::Collect(
   const Entry* advised = out.records_.data();
   AdviseHugePages(advised, out.records_.capacity() * sizeof(Entry));
   size_t round_start = 0;
-  auto by_time = [](const Entry& a, const Entry& b) {
-    return a.time != b.time ? a.time < b.time : a.seq < b.seq;
-  };
   auto end_round = [&] {
     if (out.records_.data() != advised) {  // new storage, filled from here on
       advised = out.records_.data();
       AdviseHugePages(advised, out.records_.capacity() * sizeof(Entry));
     }
-    const auto begin = out.records_.begin() + static_cast<ptrdiff_t>(round_start);
-    // A round is the rings' records one ring's flush after the other, each
-    // in time order: its ascending runs are merged pairwise, O(n log runs).
-    std::vector<std::vector<Entry>::iterator> runs = {begin};
-    for (auto it = begin; it != out.records_.end(); ++it) {
-      if (it != begin && by_time(*it, *(it - 1))) runs.push_back(it);
-    }
-    runs.push_back(out.records_.end());
-    while (runs.size() > 2) {
-      size_t kept = 0;
-      for (size_t i = 0; i + 2 < runs.size(); i += 2) {
-        std::inplace_merge(runs[i], runs[i + 1], runs[i + 2], by_time);
-        runs[kept++] = runs[i];
-      }
-      if (runs.size() % 2 == 0) runs[kept++] = runs[runs.size() - 2];
-      runs[kept++] = runs.back();
-      runs.resize(kept);
-    }
-    if (begin != out.records_.begin() && begin != out.records_.end() && by_time(*begin, *(begin - 1))) {
-      std::inplace_merge(std::upper_bound(out.records_.begin(), begin, *begin, by_time), begin,
-                         out.records_.end(), by_time);
-    }
+    SortAppended(out.records_, 0, round_start);
     round_start = out.records_.size();
   };
   absl::Status s = reader.ForEachRecord([&](const RecordRef& ref) -> absl::Status {
@@ -95,12 +218,7 @@ absl::StatusOr<TimeOrderedRecords> TimeOrderedRecords::Collect(
     e.seq = here;
     if (ref.transient) {
       decompressed_held += AlignUp(ref.size, 8) + sizeof(Entry);
-      if (decompressed_held > limit) {
-        return absl::OutOfRangeError(absl::StrFormat(
-            "offset 0x%x: the COMPRESSED records expand to more than %u MiB, the most perfring "
-            "holds in memory to sort by time; dump them in file order (--sort file)",
-            ref.offset, limit >> 20));
-      }
+      if (decompressed_held > limit) return TooMuchHeld(ref.offset, limit, /*stream=*/false);
       if (kArenaBlock - block_used < ref.size) {
         out.arena_.push_back(std::make_unique<uint8_t[]>(kArenaBlock));
         block_used = 0;
@@ -110,17 +228,85 @@ absl::StatusOr<TimeOrderedRecords> TimeOrderedRecords::Collect(
       block_used += AlignUp(ref.size, 8);
       e.bytes = dst;
     }
-    if (ref.event != nullptr) {
-      const uint64_t t = ref.event->layout.TimeOf(ref.bytes, ref.size);
-      if (t != 0) last_time = t;
-    }
-    e.time = last_time;
+    e.time = SortTime(ref, &last_time);
     out.records_.push_back(e);
     return absl::OkStatus();
   });
   if (!s.ok()) return s;
   end_round();  // ties keep file order
   return out;
+}
+
+absl::Status TimeOrderedRecords::ForEach(Reader& reader, absl::FunctionRef<bool(const RecordRef&)> keep,
+                                         absl::FunctionRef<absl::Status(const RecordRef&, uint32_t seq)> fn,
+                                         uint64_t* late) {
+  const bool stream = reader.streaming();
+  HeldRecords held(InMemoryLimit());
+  uint64_t released_max = 0;  // the latest time handed out
+  uint64_t late_records = 0;
+  uint64_t last_time = 0;
+  uint32_t position = 0;
+  absl::Status s;
+  if (!stream) {
+    // First pass: for each block of kCheckpoint kept records, the earliest
+    // time among the kept records after it.
+    std::vector<uint64_t> after_block;
+    uint64_t kept = 0;
+    absl::Status first = reader.ForEachRecord([&](const RecordRef& ref) -> absl::Status {
+      if (!keep(ref)) return absl::OkStatus();
+      const uint64_t t = SortTime(ref, &last_time);
+      if (kept++ % kCheckpoint == 0) after_block.push_back(t);
+      after_block.back() = std::min(after_block.back(), t);
+      return absl::OkStatus();
+    });
+    if (!first.ok()) return first;
+    // after_block[j] = min over blocks j+1.. (the last block: nothing after it).
+    uint64_t later = UINT64_MAX;
+    for (size_t j = after_block.size(); j-- > 0;) {
+      const uint64_t own = after_block[j];
+      after_block[j] = later;
+      later = std::min(later, own);
+    }
+    last_time = 0;
+    kept = 0;
+    s = reader.ForEachRecord([&](const RecordRef& ref) -> absl::Status {
+      const uint32_t here = position++;
+      if (!keep(ref)) return absl::OkStatus();
+      PERFDATA_RETURN_IF_ERROR(held.Add(ref, SortTime(ref, &last_time), here, stream));
+      if (++kept % kCheckpoint == 0) {
+        return held.Release(after_block[kept / kCheckpoint - 1], fn, &released_max);
+      }
+      return absl::OkStatus();
+    });
+  } else {
+    // perf's rule, one round later: at the end of round N, what is not later
+    // than the latest time read up to the end of round N-2 (perf: N-1). A
+    // record a round later than perf's rule allows is not rare in perf's own
+    // captures (a few in 100,000: a sample stamped before a ring was read
+    // but not yet in it); with one more round held they keep their place.
+    uint64_t latest = 0;  // the latest time read so far
+    // The latest at the last kStreamRoundsHeld FINISHED_ROUNDs, oldest first.
+    std::vector<uint64_t> at_rounds;
+    s = reader.ForEachRecord([&](const RecordRef& ref) -> absl::Status {
+      const uint32_t here = position++;
+      if (ref.size >= sizeof(perf_event_header) &&
+          LoadUnaligned<uint32_t>(ref.bytes) == kRecordFinishedRound) {
+        if (at_rounds.size() == kStreamRoundsHeld) {
+          PERFDATA_RETURN_IF_ERROR(held.Release(at_rounds.front(), fn, &released_max));
+          at_rounds.erase(at_rounds.begin());
+        }
+        at_rounds.push_back(latest);
+      }
+      if (!keep(ref)) return absl::OkStatus();
+      const uint64_t t = SortTime(ref, &last_time);
+      if (t < released_max) ++late_records;
+      latest = std::max(latest, t);
+      return held.Add(ref, t, here, stream);
+    });
+  }
+  if (!s.ok()) return s;
+  if (late != nullptr) *late = late_records;
+  return held.Release(UINT64_MAX, fn, &released_max);
 }
 
 }  // namespace perfring::perfdata

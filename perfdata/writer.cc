@@ -1,5 +1,7 @@
 #include "perfdata/writer.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -24,6 +26,10 @@ namespace {
 // the first round a second after the last write (kFlushInterval).
 constexpr size_t kBufferSize = 4 << 20;
 constexpr std::chrono::steady_clock::duration kFlushInterval = std::chrono::seconds(1);
+// Mapped output (file mode): the file is reserved and mapped this much at a
+// time. At most this much of the file is resident in perfring at once; three
+// system calls (munmap, fallocate, mmap) per window.
+constexpr uint64_t kMapWindow = uint64_t{8} << 20;
 // A HEADER_ATTR record (u16 size) holds the attr and at most this many ids.
 constexpr size_t kMaxPipeIds = (0xffff - 8 - kWrittenAttrSize) / 8;
 
@@ -100,10 +106,48 @@ Writer::Writer(OutputFile output)
       owns_fd_(output.kind != OutputKind::kStdout),
       path_(output.path),
       output_(std::move(output)),
+      mapped_output_(!pipe_mode_),
       buffer_(new uint8_t[kBufferSize]) {}  // not zeroed: its pages are touched as used
 
 Writer::~Writer() {
+  if (window_ != nullptr) munmap(window_, window_size_);
   if (fd_ >= 0 && owns_fd_) close(fd_);
+}
+
+bool Writer::MapThrough(uint64_t at, uint64_t size) {
+  if (window_ != nullptr && at >= window_offset_ && at + size <= window_offset_ + window_size_) return true;
+  if (window_ != nullptr) munmap(window_, window_size_);
+  window_ = nullptr;
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  const uint64_t start = at / page * page;
+  const uint64_t length = std::max(kMapWindow, (at + size - start + page - 1) / page * page);
+  // fallocate extends the file and reserves its blocks: a later store into
+  // the mapping cannot fail for want of space (which would be a SIGBUS).
+  // fallocate(2), not posix_fallocate: where the filesystem has none, glibc's
+  // emulation writes every block; then this writer writes instead.
+  int r = 0;
+  do {
+    r = fallocate(fd_, 0, static_cast<off_t>(start), static_cast<off_t>(length));
+  } while (r != 0 && errno == EINTR);
+  if (r != 0) return false;
+  void* m = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, static_cast<off_t>(start));
+  if (m == MAP_FAILED) return false;
+  window_ = static_cast<uint8_t*>(m);
+  window_offset_ = start;
+  window_size_ = length;
+  return true;
+}
+
+void Writer::StopMapping(uint64_t end) {
+  if (!mapped_output_) return;
+  mapped_output_ = false;
+  if (window_ != nullptr) munmap(window_, window_size_);
+  window_ = nullptr;
+  // The reserved bytes past the data go; writes go on from the end.
+  if (ftruncate(fd_, static_cast<off_t>(end)) != 0 && error_.ok()) {
+    error_ = OsError("cannot truncate", path_);
+  }
+  lseek(fd_, static_cast<off_t>(end), SEEK_SET);
 }
 
 absl::Status Writer::CheckState(bool begun) const {
@@ -222,7 +266,10 @@ absl::Status Writer::Begin(const EventTable& events, const RecordingInfo& info) 
     }
     return s;
   }
-  return absl::OkStatus();
+  // The first window now, while the capture starts, rather than at the first
+  // flush.
+  if (mapped_output_ && !MapThrough(data_offset_, 0)) StopMapping(data_offset_);
+  return error_;
 }
 
 absl::Status Writer::WriteAll(const std::string& bytes) {
@@ -245,6 +292,20 @@ absl::Status Writer::Flush(const uint8_t* extra, size_t extra_size) {
   // data_size_ and records_ count the buffer but not `extra` yet.
   const uint64_t data_on_disk = data_size_ - buffered_;
   const uint64_t records_on_disk = records_ - buffered_records_;
+  if (mapped_output_) {
+    const uint64_t at = data_offset_ + data_on_disk;
+    if (MapThrough(at, buffered_ + extra_size)) {
+      uint8_t* to = window_ + (at - window_offset_);
+      if (buffered_ != 0) std::memcpy(to, buffer_.get(), buffered_);
+      if (extra_size != 0) std::memcpy(to + buffered_, extra, extra_size);
+      buffered_ = 0;
+      buffered_records_ = 0;
+      last_flush_ = std::chrono::steady_clock::now();
+      return absl::OkStatus();
+    }
+    StopMapping(at);
+    if (!error_.ok()) return error_;
+  }
   uint64_t written = 0;
   struct iovec iov[2] = {{buffer_.get(), buffered_}, {const_cast<uint8_t*>(extra), extra_size}};
   const int err = WritevAll(fd_, iov, 2, &written);
@@ -459,6 +520,8 @@ absl::Status Writer::WriteAuxtrace(const uint8_t* bytes, uint32_t size,
     ++buffered_records_;
   } else {
     // Straight from the caller's pieces; the buffer is empty (flushed above).
+    StopMapping(file_offset);  // a trace this large is written from here on
+    if (!error_.ok()) return error_;
     std::vector<struct iovec> iov;
     iov.reserve(trace.size() + 2);
     iov.push_back({const_cast<uint8_t*>(bytes), size});
@@ -570,6 +633,8 @@ absl::Status Writer::Complete() {
   PERFDATA_RETURN_IF_ERROR(Flush());
   finished_ = true;
   if (pipe_mode_) return absl::OkStatus();
+  StopMapping(data_offset_ + data_size_);  // the features are written after the data
+  if (!error_.ok()) return error_;
 
   // The feature table sits exactly at the end of the data; payloads follow it.
   const FeatureList features = FileFeatures();

@@ -15,7 +15,14 @@
 // at the end of the first round (WriteFinishedRound) a second or more after
 // the last write, so that a recorder killed by SIGKILL leaves the capture up
 // to about a second before (the header keeps data.size 0: readers see a file
-// cut short). The
+// cut short). In file mode the buffer goes to the file through a shared
+// mapping of the file's next kMapWindow bytes (reserved with fallocate
+// first, so that a full disk is an error and never a SIGBUS): a flush is a
+// copy into the page cache, no system call, and what was copied is in the
+// file even if perfring is killed then (a killed capture ends in zeros up to
+// the window's end, which readers take as the end of the records). Where
+// fallocate or the mapping is refused (a filesystem without fallocate, a
+// full disk, the file size limit), the writer goes on with writes. The
 // only look at a record is a header check and, for SAMPLE/MMAP/MMAP2/FORK/
 // COMM, the few fields the BUILD_ID and SAMPLE_TIME features need. AUX trace
 // goes in as AUXTRACE records, each followed by its trace (WriteAuxtrace); in
@@ -169,6 +176,13 @@ class Writer {
   // Writes the buffered bytes and then `extra` (may be empty) in one writev.
   absl::Status Flush(const uint8_t* extra = nullptr, size_t extra_size = 0);
   absl::Status WriteAll(const std::string& bytes);  // unbuffered, at the current offset
+  // File mode: makes [at, at + size) of the file writable through window_,
+  // reserving and mapping the next window when it is not; false when that
+  // is refused (then the writer writes from `at` on: StopMapping).
+  bool MapThrough(uint64_t at, uint64_t size);
+  // Ends the mapped output: the file ends at `end` (the data written so
+  // far), the fd's offset is there, and later flushes write.
+  void StopMapping(uint64_t end);
   using FeatureList = std::vector<std::pair<int, std::string>>;  // {bit, payload}
   FeatureList CommonFeatures() const;  // known at Begin (pipe and file mode)
   FeatureList FileFeatures() const;    // all, ascending bit order (file mode)
@@ -202,6 +216,12 @@ class Writer {
   std::vector<EventDescEntry> event_desc_;
   uint64_t attrs_offset_ = 0, data_offset_ = 0;
   uint64_t data_size_ = 0, records_ = 0;
+
+  // File mode, mapped output: window_ maps the file's bytes
+  // [window_offset_, window_offset_ + window_size_), reserved by fallocate.
+  bool mapped_output_ = false;
+  uint8_t* window_ = nullptr;
+  uint64_t window_offset_ = 0, window_size_ = 0;
 
   std::unique_ptr<uint8_t[]> buffer_;  // kBufferSize bytes
   size_t buffered_ = 0;

@@ -40,6 +40,9 @@ constexpr auto kLostSettleTime = std::chrono::milliseconds(250);
 // How long a command that is still running when the capture stops gets
 // between SIGTERM and SIGKILL.
 constexpr auto kCommandStopGrace = std::chrono::milliseconds(2000);
+// The loop's wake-up when nothing else woke it: what a slow capture waits at
+// most before its records reach the file (SIGKILL leaves all but that).
+constexpr auto kTimerWakeup = std::chrono::seconds(2);
 
 // The signal that ends a command the capture stops: SIGTERM, as perf sends.
 // A command that never started (a stop signal came while the events were
@@ -390,9 +393,13 @@ absl::Status Session::Loop() {
   bool stop = false;
   while (!stop && sink_status_.ok()) {
     // A size to watch (--max-size, --switch-output=SIZE): the rings are read
-    // at least every 100 ms, not only when half full.
+    // at least every 100 ms, not only when half full. Otherwise the kernel
+    // wakes the loop when a ring is half full (the watermark), and a timer
+    // every kTimerWakeup lets a slow trickle reach the file too (once a
+    // second for a status line to redraw).
     const bool watch_size = options_.max_size != 0 || switch_mode == SwitchOutput::Mode::kSize;
-    int timeout_ms = options_.poll ? 0 : watch_size ? 100 : 1000;
+    const std::chrono::milliseconds timer = status_line_.active() ? std::chrono::seconds(1) : kTimerWakeup;
+    int timeout_ms = options_.poll ? 0 : watch_size ? 100 : static_cast<int>(timer.count());
     // -D: the next time the events are switched on or off.
     const std::optional<Clock::time_point> next_toggle =
         next_toggle_ < toggles_.size() ? std::optional<Clock::time_point>(toggles_[next_toggle_].first)
@@ -432,6 +439,11 @@ absl::Status Session::Loop() {
       if (absl::Status s = SwitchEventsOnTime(); !s.ok()) return s;
     }
     DrainPass();
+    // The timer's wake-up: a second pass ends a second round at once, which
+    // releases every record the first one read (the merge's round rule), so
+    // that they reach the file now rather than at the next wake-up, two
+    // seconds on: one wake-up where two were needed, the same delay.
+    if (n == 0 && !options_.poll && !watch_size) DrainPass();
     if (deadline && Clock::now() >= *deadline) stop = true;
     if (options_.max_size != 0 && sink_->BytesWritten() >= options_.max_size) {
       Say(options_, absl::StrCat("[ perfring record: output size limit reached (",

@@ -21,6 +21,8 @@ class StatusLine {
 
   // Redraws if a second passed since the last draw.
   void Update(const CaptureSummary& so_far, uint64_t bytes_written);
+  // Whether it is shown (it wants an Update about once a second).
+  bool active() const { return active_; }
 
  private:
   FILE* stream_;

@@ -4,12 +4,14 @@
 #include "cli/dump.h"
 
 #include <linux/perf_event.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -100,6 +102,56 @@ TEST(DumpTest, SortTimeOrdersRecordsByTimestampStably) {
     if (j["type"] == "SAMPLE") ips.push_back(j["ip"]);
   }
   EXPECT_EQ(ips, (std::vector<std::string>{"0x1", "0x2", "0x4", "0x3"}));
+}
+
+// The dump of `image` read from a pipe as it comes (stderr into *err_out).
+std::string DumpPipe(const std::string& image, DumpOptions options, std::string* err_out = nullptr) {
+  int fds[2];
+  EXPECT_EQ(pipe(fds), 0);
+  std::thread writer([fd = fds[1], &image] {
+    for (size_t done = 0; done < image.size();) {
+      const ssize_t n = write(fd, image.data() + done, image.size() - done);
+      if (n <= 0) break;
+      done += static_cast<size_t>(n);
+    }
+    close(fd);
+  });
+  options.path = absl::StrCat("/proc/self/fd/", fds[0]);
+  std::string out = DumpFile(options, err_out);
+  close(fds[0]);
+  writer.join();
+  return out;
+}
+
+// A stream sorted by time as it comes (released at FINISHED_ROUNDs) gives
+// the file's dump byte for byte, thread names included, when no record is
+// later than the round rule allows; one that is comes late, with one line
+// on stderr counting it.
+TEST(DumpTest, SortTimeOfAStreamIsTheFilesOrLateRecordsAreCounted) {
+  using perfdata::test_util::Comm;
+  using perfdata::test_util::PipeImage;
+  std::string data = Comm(1, "sh", 1);
+  for (int round = 0; round < 6; ++round) {
+    const uint64_t base = 100 * (round + 1);
+    data += Sample(1, 0x10 + round, base + 5) + Sample(1, 0x20 + round, base + 40);
+    if (round == 2) data += Comm(1, "ls", base + 30);  // between the two rings' samples
+    data += Sample(2, 0x30 + round, base + 20) + Sample(2, 0x40 + round, base + 60);
+    data += FinishedRound();
+  }
+  DumpOptions options;
+  options.sort = DumpOptions::Sort::kTime;
+  std::string err;
+  const std::string from_file = Dump(PipeImage(TwoEvents(), data), options);
+  EXPECT_TRUE(absl::StrContains(from_file, "\"comm\":\"ls\"")) << from_file;
+  EXPECT_EQ(DumpPipe(PipeImage(TwoEvents(), data), options, &err), from_file);
+  EXPECT_EQ(err, "");
+  // A sample at t=150 once everything up to t=460 was released: it and the
+  // FINISHED_ROUND after it (which takes its time) come late.
+  data += Sample(1, 0x99, 150) + FinishedRound();
+  const std::string late = DumpPipe(PipeImage(TwoEvents(), data), options, &err);
+  EXPECT_NE(late, Dump(PipeImage(TwoEvents(), data), options));
+  EXPECT_TRUE(absl::StartsWith(err, "perfring dump: 2 record(s) of the stream came after a FINISHED_ROUND"))
+      << err;
 }
 
 // perf record -z (see testdata/README.md): two COMPRESSED chunks, two CPUs'

@@ -11,8 +11,10 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <climits>
 #include <cstdlib>
 #include <fstream>
@@ -657,6 +659,60 @@ TEST(WriterFileTest, AnUnfinishedFileSaysItWasNotTerminated) {
   absl::StatusOr<std::unique_ptr<Reader>> r = Reader::Open(path);
   ASSERT_FALSE(r.ok());
   EXPECT_TRUE(absl::StrContains(r.status().message(), "data size is 0")) << r.status();
+}
+
+// The records of a round flushed (WriteFinishedRound a second after the last
+// flush) are in the file when the recorder is then killed, the file being
+// written through a shared mapping of its next bytes: the reader takes the
+// zeros reserved past them for the end, and reads every record. A finished
+// file keeps nothing of that reservation: it ends with its features.
+TEST(WriterFileTest, FlushedRecordsSurviveSigkillAndAFinishedFileHasNoReservedTail) {
+  constexpr int kRecords = 1000;
+  const std::string rec = Sample(PERF_RECORD_MISC_USER, 0x1000, 5);
+  std::string temp;
+  {
+    absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(TempPath("killed.data"));
+    ASSERT_TRUE(w.ok()) << w.status();
+    temp = (*w)->temp_path();
+    const pid_t pid = fork();
+    if (pid == 0) {
+      bool ok = (*w)->Begin(OneEvent(), RecordingInfo()).ok();
+      for (int i = 0; ok && i < kRecords; ++i) {
+        ok = (*w)->WriteRecord(reinterpret_cast<const uint8_t*>(rec.data()), rec.size()).ok();
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1100));  // the flush interval
+      ok = ok && (*w)->WriteFinishedRound().ok();
+      if (!ok) _exit(1);
+      raise(SIGKILL);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
+    // The parent's copy of the writer (never begun) is destroyed: the file stays.
+  }
+  {
+    absl::StatusOr<std::unique_ptr<Reader>> r = Reader::Open(temp);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_TRUE((*r)->header().cut_short);
+    EXPECT_EQ(CountRecords(**r), kRecords + 1u);  // and the FINISHED_ROUND
+  }
+  const std::string path = TempPath("finished.data");
+  {
+    absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(path);
+    ASSERT_TRUE(w.ok()) << w.status();
+    ASSERT_TRUE((*w)->Begin(OneEvent(), RecordingInfo()).ok());
+    for (int i = 0; i < kRecords; ++i) {
+      ASSERT_TRUE((*w)->WriteRecord(reinterpret_cast<const uint8_t*>(rec.data()), rec.size()).ok());
+    }
+    ASSERT_TRUE((*w)->Finish().ok());
+  }
+  struct stat st;
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  EXPECT_LT(static_cast<uint64_t>(st.st_size), kRecords * rec.size() + (64u << 10));
+  absl::StatusOr<std::unique_ptr<Reader>> r = Reader::Open(path);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE((*r)->header().cut_short);
+  EXPECT_EQ(CountRecords(**r), static_cast<uint64_t>(kRecords));
 }
 
 TEST(WriterFileTest, RejectsARecordThatIsNotWholeAndAligned) {
