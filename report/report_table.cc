@@ -439,18 +439,29 @@ void RenderEvent(const Profile& profile, const ReportOptions& options, uint32_t 
     for (SortKey k : options.sort) r.cells.push_back(Cell(profile, srclines, k, r, comm_width));
 
   auto weight = [&](const Row& r) { return children ? r.children : r.self; };
-  // Sorted as indices (a Row is large): heaviest first, then the larger
-  // Self; ties (the many one-sample rows) by the row's key, numerically (a
-  // string comparison of the cells cost more than the rest of the sort).
-  std::vector<uint32_t> order(rows.size());
-  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](uint32_t i, uint32_t j) {
-    const Row& a = rows[i];
-    const Row& b = rows[j];
-    if (weight(a) != weight(b)) return weight(a) > weight(b);
+  // Sorted as small entries of what the order looks at (a Row is large,
+  // and going through it per comparison missed the caches): heaviest
+  // first, then the larger Self; ties (the many one-sample rows) by the
+  // row's key, numerically (a string comparison of the cells cost more
+  // than the rest of the sort).
+  struct SortEntry {
+    uint64_t weight, self;
+    RowKey key;
+    uint32_t row;
+  };
+  std::vector<SortEntry> entries;
+  entries.reserve(rows.size());
+  for (uint32_t i = 0; i < rows.size(); ++i) {
+    entries.push_back({weight(rows[i]), rows[i].self, rows[i].key, i});
+  }
+  std::sort(entries.begin(), entries.end(), [](const SortEntry& a, const SortEntry& b) {
+    if (a.weight != b.weight) return a.weight > b.weight;
     if (a.self != b.self) return a.self > b.self;
     return a.key.Tie() < b.key.Tie();
   });
+  std::vector<uint32_t> order(entries.size());
+  for (size_t i = 0; i < entries.size(); ++i) order[i] = entries[i].row;
+  entries = {};
 
   // Header, as perf prints it.
   const symbolize::Event& ev = profile.events[event];
@@ -480,6 +491,12 @@ void RenderEvent(const Profile& profile, const ReportOptions& options, uint32_t 
   const uint64_t min_hit =
       static_cast<uint64_t>(static_cast<double>(total) * options.graph_threshold / 100.0);
   const bool skip_first = !options.sort.empty() && options.sort[0] == SortKey::kSym;
+  struct PercentText {
+    bool valid = false;
+    uint64_t part = 0;
+    std::string text;
+  };
+  PercentText percent_text[2];  // the value columns' last
   for (uint32_t index : order) {
     const Row& r = rows[index];
     double percent = total == 0 ? 0 : 100.0 * static_cast<double>(weight(r)) / total;
@@ -491,7 +508,13 @@ void RenderEvent(const Profile& profile, const ReportOptions& options, uint32_t 
       if (c < value_columns) {  // "%.2f%%" right-aligned in the column
         const uint64_t part = children && c == 0 ? r.children : r.self;
         const double p = total == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(total);
-        absl::StrAppendFormat(out, "%*.2f%%", static_cast<int>(widths[c]) - 1, p);
+        // Rows come heaviest first, so equal percents (the many rows of a
+        // sample or two) are neighbours: each column formats a value once.
+        PercentText& text = percent_text[c];
+        if (!text.valid || text.part != part) {
+          text = {true, part, absl::StrFormat("%*.2f%%", static_cast<int>(widths[c]) - 1, p)};
+        }
+        out->append(text.text);
         continue;
       }
       const std::string& cell = r.cells[c - value_columns];

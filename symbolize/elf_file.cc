@@ -76,7 +76,9 @@ absl::Status ElfFile::Parse() {
     return absl::InvalidArgumentError(absl::StrCat(path_, ": ", why));
   };
   if (size_ < EI_NIDENT || std::memcmp(data_, ELFMAG, SELFMAG) != 0) return bad("not an ELF file");
-  elf_version(EV_CURRENT);
+  // Once per process (files are parsed on more than one thread).
+  static const unsigned libelf_version = elf_version(EV_CURRENT);
+  (void)libelf_version;
   Elf* elf = elf_memory(reinterpret_cast<char*>(const_cast<uint8_t*>(data_)), size_);
   if (elf == nullptr) return bad(elf_errmsg(-1));
   elf_ = elf;

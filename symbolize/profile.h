@@ -71,9 +71,9 @@ struct Sample {
   uint32_t comm = kNone;  // index into Profile::comms: the thread's name at that time
   int32_t pid = -1, tid = -1;
   int32_t cpu = -1;       // -1 when not sampled
+  uint32_t stack = kNone; // index into Profile::stacks; never empty when set
   uint64_t time = 0;
   uint64_t period = 1;    // the sample's period (attr.sample_period for a fixed -c)
-  uint32_t stack = kNone; // index into Profile::stacks; never empty when set
   uint64_t record = 0;    // the SAMPLE's position among the file's records (Reader::ForEachRecord
                           // order, from 0; TimeOrderedRecords::Entry::seq)
 };

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <future>
 #include <memory>
@@ -28,6 +29,7 @@
 #include "symbolize/address_spaces.h"
 #include "symbolize/demangle.h"
 #include "symbolize/dso.h"
+#include "symbolize/dso_preloader.h"
 #include "symbolize/dwarf_unwinder.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/perf_map.h"
@@ -87,16 +89,42 @@ uint16_t ContextCpumode(uint64_t marker) {
   }
 }
 
+// A location's key in the cache: an address in one state of one address
+// space. AddressSpaces numbers every change of every space from one
+// counter, so a nonzero generation names the space as well as its state;
+// 12 bytes, so that a slot with its location index is 16 (the cache holds
+// every distinct address of the capture and misses the CPU's caches).
+// Spaces never mapped (generation 0) and other machines go by
+// OtherSpaceKey instead.
 struct CacheKey {
-  uint64_t address;
-  int32_t pid;
+  uint32_t address_low, address_high;
   uint32_t generation;
+  CacheKey(uint64_t address, uint32_t generation)
+      : address_low(static_cast<uint32_t>(address)),
+        address_high(static_cast<uint32_t>(address >> 32)),
+        generation(generation) {}
   bool operator==(const CacheKey& o) const {
-    return address == o.address && pid == o.pid && generation == o.generation;
+    return address_low == o.address_low && address_high == o.address_high &&
+           generation == o.generation;
   }
   template <typename H>
   friend H AbslHashValue(H h, const CacheKey& k) {
-    return H::combine(std::move(h), k.address, k.pid, k.generation);
+    return H::combine(std::move(h), (uint64_t{k.address_high} << 32) | k.address_low,
+                      k.generation);
+  }
+};
+static_assert(sizeof(CacheKey) == 12);
+
+struct OtherSpaceKey {
+  uint64_t address;
+  int32_t space;        // pid, AddressSpaces::kKernel or kOtherMachineSpace
+  uint32_t generation;  // 0, or the cpumode for another machine
+  bool operator==(const OtherSpaceKey& o) const {
+    return address == o.address && space == o.space && generation == o.generation;
+  }
+  template <typename H>
+  friend H AbslHashValue(H h, const OtherSpaceKey& k) {
+    return H::combine(std::move(h), k.address, k.space, k.generation);
   }
 };
 
@@ -170,6 +198,7 @@ class Builder {
  private:
   struct DsoState {
     std::unique_ptr<Dso> dso;       // files; null for pseudo names and the kernel
+    bool preloaded = false;         // a file of preloader_, taken into `dso` by MappingOf
     std::string name;               // as mapped ("[kernel.kallsyms]" for the kernel)
     bool kernel = false;
     uint32_t mapping = kNone;       // in profile_.mappings, once hit
@@ -189,6 +218,8 @@ class Builder {
   // The location of `address` sampled in `pid` with `cpumode`.
   uint32_t Resolve(int32_t pid, uint64_t address, uint16_t cpumode);
   uint32_t ResolveKernel(uint64_t address);
+  // spaces_.generation(space), remembered for the last space asked.
+  uint32_t GenerationOf(int32_t space);
   uint32_t ResolveUser(int32_t pid, uint64_t address);
   uint32_t FunctionOf(uint32_t mapping, uint64_t start, absl::string_view name);
   uint32_t NewLocation(Location loc, uint32_t dso, uint64_t vaddr);
@@ -212,6 +243,18 @@ class Builder {
   absl::flat_hash_map<std::string, uint32_t> dso_by_name_;
   AddressSpaces spaces_;
   absl::flat_hash_map<CacheKey, uint32_t> location_cache_;
+  absl::flat_hash_map<OtherSpaceKey, uint32_t> other_location_cache_;  // see CacheKey
+  // Spaces' generations remembered by pid (samples of a few processes
+  // interleave), so that the spaces' table is not looked up per address: a
+  // direct-mapped memo, an entry dropped when its space changes.
+  struct GenerationMemo {
+    int32_t space = kOtherMachineSpace;  // no space: empty
+    uint32_t generation = 0;
+  };
+  std::array<GenerationMemo, 256> generation_memo_{};
+  GenerationMemo& MemoOf(int32_t space) {
+    return generation_memo_[static_cast<uint32_t>(space) % generation_memo_.size()];
+  }
   absl::flat_hash_map<std::pair<uint32_t, uint64_t>, uint32_t> function_by_start_;
   absl::flat_hash_map<std::string, uint32_t> comm_index_;
   absl::flat_hash_map<int32_t, uint32_t> thread_comm_;  // tid -> comm index
@@ -245,6 +288,9 @@ class Builder {
   uint32_t kernel_dso_ = kNone;
   uint64_t unattributed_ = 0;  // samples of no known event
   uint64_t invalid_contexts_ = 0;  // callchains cut at a value in the marker range that is none
+  // The files of the BUILD_ID feature, opened on another thread from Init
+  // on (last member: its thread stops before the rest goes).
+  std::unique_ptr<DsoPreloader> preloader_;
 };
 
 absl::Status Builder::Init() {
@@ -273,6 +319,21 @@ absl::Status Builder::Init() {
     capture_build_ids_[b.filename] = perfdata::HexBytes(b.build_id);
   }
   kernel_dso_ = DsoIndex(kKernelDso, true);
+  // perf lists the DSOs with samples in BUILD_ID: their ELF files are
+  // parsed on another thread while the records are walked.
+  std::vector<std::unique_ptr<Dso>> preload;
+  absl::flat_hash_set<absl::string_view> named;
+  for (const perfdata::BuildIdEntry& b : reader_.features().build_ids) {
+    const absl::string_view name = b.filename;
+    if (b.pid != -1 || (b.misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER ||
+        IsPseudoFile(name) || absl::EndsWith(name, " (deleted)") || !named.insert(name).second) {
+      continue;
+    }
+    preload.push_back(std::make_unique<Dso>(b.filename, capture_build_ids_[b.filename]));
+  }
+  if (!preload.empty()) {
+    preloader_ = std::make_unique<DsoPreloader>(std::move(preload), options_.symfs);
+  }
   return absl::OkStatus();
 }
 
@@ -283,7 +344,10 @@ uint32_t Builder::DsoIndex(absl::string_view name, bool kernel, bool perf_map) {
     d.name = std::string(name);
     d.kernel = kernel;
     d.perf_map = perf_map;
-    if (!kernel && !perf_map && !IsPseudoFile(name)) {
+    if (!kernel && !perf_map && !IsPseudoFile(name) && preloader_ != nullptr &&
+        preloader_->Has(name)) {
+      d.preloaded = true;
+    } else if (!kernel && !perf_map && !IsPseudoFile(name)) {
       absl::string_view key = name;
       auto id = capture_build_ids_.find(key);
       if (id == capture_build_ids_.end() && absl::EndsWith(key, " (deleted)")) {
@@ -320,7 +384,15 @@ uint32_t Builder::MappingOf(uint32_t dso) {
       m.unsymbolized = true;
       m.problem = kernel_problem_;
     }
-  } else if (d.dso != nullptr) {
+  } else if (d.dso != nullptr || d.preloaded) {
+    if (d.preloaded) {
+      d.preloaded = false;
+      d.dso = preloader_->Take(d.name);
+      if (d.dso == nullptr) {  // cannot happen: each name is one DsoState, taken once
+        auto id = capture_build_ids_.find(d.name);
+        d.dso = std::make_unique<Dso>(d.name, id == capture_build_ids_.end() ? "" : id->second);
+      }
+    }
     d.dso->Load(options_.symfs);
     m.build_id = d.dso->build_id();
     if (!d.dso->problem().empty()) {
@@ -484,26 +556,41 @@ uint32_t Builder::ResolveUser(int32_t pid, uint64_t address) {
 
 uint32_t Builder::Resolve(int32_t pid, uint64_t address, uint16_t cpumode) {
   if (IsOtherMachine(cpumode)) {
-    const CacheKey key{address, kOtherMachineSpace, cpumode};
-    auto it = location_cache_.find(key);
-    if (it != location_cache_.end()) return it->second;
+    const OtherSpaceKey key{address, kOtherMachineSpace, cpumode};
+    auto it = other_location_cache_.find(key);
+    if (it != other_location_cache_.end()) return it->second;
     Location loc;
     loc.address = address;
     loc.dso_offset = address;
     loc.kernel = cpumode != PERF_RECORD_MISC_GUEST_USER;
     const uint32_t index = NewLocation(std::move(loc), kNone, 0);
-    location_cache_.emplace(key, index);
+    other_location_cache_.emplace(key, index);
     return index;
   }
   bool kernel = IsKernelMode(cpumode);
   if (cpumode == PERF_RECORD_MISC_CPUMODE_UNKNOWN) kernel = static_cast<int64_t>(address) < 0;
   const int32_t space = kernel ? AddressSpaces::kKernel : pid;
-  const CacheKey key{address, space, spaces_.generation(space)};
+  const uint32_t generation = GenerationOf(space);
+  if (generation == 0) {
+    const OtherSpaceKey key{address, space, 0};
+    auto it = other_location_cache_.find(key);
+    if (it != other_location_cache_.end()) return it->second;
+    const uint32_t loc = kernel ? ResolveKernel(address) : ResolveUser(pid, address);
+    other_location_cache_.emplace(key, loc);
+    return loc;
+  }
+  const CacheKey key(address, generation);
   auto it = location_cache_.find(key);
   if (it != location_cache_.end()) return it->second;
   const uint32_t loc = kernel ? ResolveKernel(address) : ResolveUser(pid, address);
   location_cache_.emplace(key, loc);
   return loc;
+}
+
+uint32_t Builder::GenerationOf(int32_t space) {
+  GenerationMemo& memo = MemoOf(space);
+  if (memo.space != space) memo = {space, spaces_.generation(space)};
+  return memo.generation;
 }
 
 size_t Builder::UnwindUser(int32_t pid, int32_t tid, const perfring::Sample& s) {
@@ -516,7 +603,7 @@ size_t Builder::UnwindUser(int32_t pid, int32_t tid, const perfring::Sample& s) 
     out->pgoff = map->pgoff;
     out->dso = nullptr;
     DsoState& d = dsos_[map->dso];
-    if (d.dso != nullptr && !profile_.mappings[MappingOf(map->dso)].unsymbolized &&
+    if ((d.dso != nullptr || d.preloaded) && !profile_.mappings[MappingOf(map->dso)].unsymbolized &&
         d.dso->image() != nullptr) {
       out->dso = d.dso.get();
     }
@@ -618,7 +705,7 @@ absl::Status Builder::OnSample(const perfdata::TimeOrderedRecords::Entry& e, con
   ChainKey chain_key{};
   if (cacheable) {
     chain_key = {pid,
-                 {spaces_.generation(pid), spaces_.generation(AddressSpaces::kKernel)},
+                 {GenerationOf(pid), GenerationOf(AddressSpaces::kKernel)},
                  cpumode,
                  absl::string_view(reinterpret_cast<const char*>(s.callchain.data()),
                                    s.callchain.size() * 8)};
@@ -716,8 +803,9 @@ absl::Status Builder::OnRecord(const perfdata::TimeOrderedRecords::Entry& e) {
       const uint32_t dso = DsoIndex(name, kernel, perf_map);
       DsoState& d = dsos_[dso];
       if (d.limit == 0) d.start = addr, d.limit = addr + len, d.pgoff = pgoff;
-      spaces_.OnMmap(kernel ? AddressSpaces::kKernel : static_cast<int32_t>(pid), addr, len, pgoff,
-                     dso);
+      const int32_t space = kernel ? AddressSpaces::kKernel : static_cast<int32_t>(pid);
+      spaces_.OnMmap(space, addr, len, pgoff, dso);
+      MemoOf(space) = {};
       return absl::OkStatus();
     }
     case PERF_RECORD_COMM: {
@@ -728,6 +816,7 @@ absl::Status Builder::OnRecord(const perfdata::TimeOrderedRecords::Entry& e) {
     case PERF_RECORD_FORK: {
       const auto* t = record_.get<TaskRecord>();
       spaces_.OnFork(static_cast<int32_t>(t->pid), static_cast<int32_t>(t->ppid));
+      MemoOf(static_cast<int32_t>(t->pid)) = {};
       auto parent = thread_comm_.find(static_cast<int32_t>(t->ptid));
       if (parent != thread_comm_.end()) thread_comm_[static_cast<int32_t>(t->tid)] = parent->second;
       return absl::OkStatus();
@@ -758,6 +847,10 @@ absl::StatusOr<Profile> Builder::Run() {
       });
   if (!sorted.ok()) return sorted.status();
   profile_.samples.reserve(sorted->records().size());
+  // Each location is appended once; room for as many as there are records
+  // costs address space only (pages are faulted in as they are filled),
+  // and spares the copies of a growing vector in most captures.
+  profile_.locations.reserve(sorted->records().size());
   perfdata::AdviseHugePages(profile_.samples.data(),
                             profile_.samples.capacity() * sizeof(symbolize::Sample));
   for (const perfdata::TimeOrderedRecords::Entry& e : sorted->records()) {
@@ -774,7 +867,8 @@ absl::StatusOr<Profile> Builder::Run() {
   }
   // Samples in file order (time order put them through the side-band): the
   // positions are distinct and below the number of records, so a table by
-  // position orders them in linear time.
+  // position gives each sample its rank in linear time, and the samples are
+  // permuted in place (no second array of them to fault in).
   bool in_file_order = true;
   for (size_t i = 1; i < profile_.samples.size() && in_file_order; ++i) {
     in_file_order = profile_.samples[i - 1].record < profile_.samples[i].record;
@@ -786,18 +880,23 @@ absl::StatusOr<Profile> Builder::Run() {
     for (size_t i = 0; i < profile_.samples.size(); ++i) {
       by_position[profile_.samples[i].record] = static_cast<uint32_t>(i);
     }
-    std::vector<symbolize::Sample> samples;
-    samples.reserve(profile_.samples.size());
-    perfdata::AdviseHugePages(samples.data(), samples.capacity() * sizeof(symbolize::Sample));
-    std::vector<SampleAddresses> addresses;
-    addresses.reserve(profile_.sample_addresses.size());
+    std::vector<uint32_t> rank(profile_.samples.size());
+    uint32_t next = 0;
     for (uint32_t i : by_position) {
-      if (i == kNone) continue;
-      samples.push_back(profile_.samples[i]);
-      if (options_.record_addresses) addresses.push_back(profile_.sample_addresses[i]);
+      if (i != kNone) rank[i] = next++;
     }
-    profile_.samples = std::move(samples);
-    profile_.sample_addresses = std::move(addresses);
+    by_position = {};
+    // Each cycle of the permutation: the sample at i goes to rank[i].
+    for (uint32_t i = 0; i < rank.size(); ++i) {
+      while (rank[i] != i) {
+        const uint32_t to = rank[i];
+        std::swap(profile_.samples[i], profile_.samples[to]);
+        if (options_.record_addresses) {
+          std::swap(profile_.sample_addresses[i], profile_.sample_addresses[to]);
+        }
+        std::swap(rank[i], rank[to]);
+      }
+    }
   }
   return std::move(profile_);
 }
