@@ -227,12 +227,9 @@ json Categories() {
   return {category("Other", "grey"), category("User", "yellow"), category("Kernel", "orange")};
 }
 
-// cpu-clock and task-clock, also with perf's modifiers or terms
-// ("cpu-clock:u", "cpu-clock/period=250000/"): their period is time in ns.
-bool IsClockEvent(const std::string& event) {
-  std::string base = event.substr(0, event.find_first_of("/:"));
-  return PeriodUnit(base) == "nanoseconds";
-}
+// cpu-clock and task-clock (with modifiers or terms too): their period is
+// time in ns.
+bool IsClockEvent(const std::string& event) { return PeriodUnit(event) == "nanoseconds"; }
 
 std::string CommOf(const Profile& profile, const symbolize::Sample& s) {
   return s.comm != kNone && s.comm < profile.comms.size() ? profile.comms[s.comm] : "[unknown]";

@@ -26,7 +26,8 @@ std::vector<StackCount> CountStacks(const Profile& profile, uint32_t event) {
 }
 
 std::string PeriodUnit(const std::string& event) {
-  if (event == "cpu-clock" || event == "task-clock") return "nanoseconds";
+  const std::string base = event.substr(0, event.find_first_of("/:"));
+  if (base == "cpu-clock" || base == "task-clock") return "nanoseconds";
   return "count";
 }
 

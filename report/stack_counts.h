@@ -28,7 +28,8 @@ struct StackCount {
 std::vector<StackCount> CountStacks(const symbolize::Profile& profile, uint32_t event);
 
 // The unit of an event's period: "nanoseconds" for the clock events
-// (cpu-clock, task-clock), "count" for the rest.
+// (cpu-clock, task-clock, also with perf's modifiers or terms: "cpu-clock:u",
+// "cpu-clock/period=250000/"), "count" for the rest.
 std::string PeriodUnit(const std::string& event);
 
 // The event named `name`, or with an empty name the first event that has

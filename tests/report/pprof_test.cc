@@ -55,6 +55,16 @@ TEST(Pprof, SampleTypesPerEventWithThePeriodUnit) {
   EXPECT_EQ(PeriodUnit("page-faults"), "count");
 }
 
+// A clock event keeps its unit with perf's modifiers or terms (the pprof and
+// speedscope exports called "cpu-clock:u" a count).
+TEST(Pprof, ClockEventsWithModifiersOrTermsAreNanoseconds) {
+  EXPECT_EQ(PeriodUnit("cpu-clock:u"), "nanoseconds");
+  EXPECT_EQ(PeriodUnit("task-clock:ku"), "nanoseconds");
+  EXPECT_EQ(PeriodUnit("cpu-clock/period=250000/"), "nanoseconds");
+  EXPECT_EQ(PeriodUnit("cpu-clocks"), "count");
+  EXPECT_EQ(PeriodUnit("sched:sched_switch"), "count");
+}
+
 TEST(Pprof, SamplesSumTheirValuesAndKeepStacksLeafFirst) {
   symbolize::Profile profile = Workload();
   perfring::pprof::Profile p = ToPprof(profile, {});
