@@ -8,8 +8,12 @@
 # options, alternating, REPS times, in one run: medians and perfring/perf
 # ratios. Draws the overhead curve (recorder CPU % against -F) with gnuplot.
 #
-#   bench/overhead.sh [--quick] [-o CHART.png]
+#   bench/overhead.sh [--quick] [--scenarios LIST] [-o CHART.png]
 #
+# --scenarios a-max,a-g-max,...: only those scenarios (names as in the
+# tables), with the usual repetitions, and no reader-memory check or chart.
+# PERFRING=/path/to/perfring uses that binary instead of building one (to
+# measure a baseline beside a change in the same run conditions).
 # Needs root (-a, raw_syscalls), perf, gcc, gnuplot (gnuplot-nox). Writes only
 # in a new mktemp -d directory, whose path it prints (results.tsv, tables.md,
 # overhead.png); -o CHART.png also copies the chart there. About 13 minutes
@@ -17,12 +21,14 @@
 # (about 1.5 minutes). Environment: REPS, WORK_SECONDS, MEM_MB override.
 set -euo pipefail
 quick=0
+only=""
 chart_out=""
 while (($#)); do
   case "$1" in
     --quick) quick=1; shift ;;
+    --scenarios) only="$2"; shift 2 ;;
     -o) chart_out="$2"; shift 2 ;;
-    *) echo "overhead.sh: unknown argument $1 (usage: bench/overhead.sh [--quick] [-o CHART.png])" >&2; exit 2 ;;
+    *) echo "overhead.sh: unknown argument $1 (usage: bench/overhead.sh [--quick] [--scenarios LIST] [-o CHART.png])" >&2; exit 2 ;;
   esac
 done
 [[ $(id -u) == 0 ]] || { echo "overhead.sh: must run as root (-a capture, raw_syscalls)" >&2; exit 1; }
@@ -33,8 +39,12 @@ if ! command -v gnuplot >/dev/null 2>&1; then
   echo "overhead.sh: installing gnuplot-nox for the chart" >&2
   apt-get install -y -q gnuplot-nox >/dev/null
 fi
-bazel build -c opt --config=quiet //cli:perfring >&2
-perfring="$(bazel info -c opt bazel-bin 2>/dev/null)/cli/perfring"
+if [[ -n "${PERFRING:-}" ]]; then
+  perfring="$PERFRING"
+else
+  bazel build -c opt --config=quiet //cli:perfring >&2
+  perfring="$(bazel info -c opt bazel-bin 2>/dev/null)/cli/perfring"
+fi
 perf=/usr/bin/perf
 
 dir="$(mktemp -d)"
@@ -51,6 +61,7 @@ else
   scenarios=(a-1k a-5k a-10k a-20k a-50k a-max a-g-1k a-g-5k a-g-10k a-g-20k a-g-50k a-g-max
              dwarf-1k cmd-20k forkexec)
 fi
+if [[ -n "$only" ]]; then IFS=, read -r -a scenarios <<<"$only"; fi
 threads=2
 
 # The busy workload's iterations for work_s seconds of one thread alone.
@@ -159,6 +170,7 @@ rm -f "$dir/out.data" "$dir/out.data.old" "$dir/out.jsonl" "$dir/out.jsonl.old"
 # --- memory of the readers on a large perf.data -------------------------------
 mem="$dir/mem.tsv"
 printf 'tool\tinput\tbytes\tmax_rss_kb\tseconds\n' >"$mem"
+if [[ -z "$only" ]]; then
 echo "overhead.sh: reader memory on a ${mem_mb} MiB perf.data" >&2
 "$perf" record -q -a -e cpu-clock -F 10000 -o "$dir/seed.data" -- "$dir/busy" 2 "$iters" "$dir/stats" 2>/dev/null
 python3 bench/overhead/grow_perf_data.py "$dir/seed.data" "$dir/big.data" $((mem_mb << 20))
@@ -191,12 +203,13 @@ fi
 measure_reader "perf script -i -" "pipe-mode stream (cat |)" sh -c "cat '$dir/big.pipe' | '$perf' script -i -"
 rm -f "$dir/big.pipe"
 rm -f "$dir/big.data" "$dir/big.full" "$dir/seed.data" "$dir/seed.data.old"
+fi
 
 echo "end: $(date -u '+%Y-%m-%d %H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg), perf_event_max_sample_rate $(cat /proc/sys/kernel/perf_event_max_sample_rate)" >>"$dir/machine.txt"
 python3 bench/overhead/report.py "$dir" | tee "$dir/tables.md"
 
 # --- the curve -----------------------------------------------------------------
-if [[ -s "$dir/curve.dat" ]]; then
+if [[ -z "$only" && -s "$dir/curve.dat" ]]; then
   gnuplot <<GNUPLOT
 set terminal pngcairo size 1100,480 font "sans,10" noenhanced
 set output "$dir/overhead.png"
