@@ -485,12 +485,17 @@ absl::Status Writer::WriteRingRecords(absl::Span<const absl::Span<const uint8_t>
   PERFDATA_RETURN_IF_ERROR(CheckState(true));
   // Checked first, so a bad span writes (and holds) nothing.
   size_t total = 0, count = 0;
+  bool payload = false;  // a record that needs a payload (CheckNoPayload)
   PERFDATA_RETURN_IF_ERROR(ForEachRecord(pieces, [&](const uint8_t* bytes, uint32_t size) {
-    PERFDATA_RETURN_IF_ERROR(CheckNoPayload(bytes));
+    const uint32_t type = RecordHeader::At(bytes).type;
+    payload |= type == kRecordAuxtrace || type == kRecordHeaderTracingData;
     total += size;
     ++count;
     return absl::OkStatus();
   }));
+  if (payload) {
+    return ForEachRecord(pieces, [&](const uint8_t* bytes, uint32_t) { return CheckNoPayload(bytes); });
+  }
   if (count == 0) return absl::OkStatus();
   holding_ = true;
   if (compressor_ || total > kBufferSize) {

@@ -361,9 +361,9 @@ size_t Session::DrainPass(bool release, bool overwrite_snapshot) {
   RingCounts counts(summary_.events.size());
   for (size_t r = 0; r < events_.rings().size(); ++r) {
     EventSet::Ring& ring = events_.rings()[r];
-    // What the session notes of every record: its AUX announcement, its
-    // time, its counts; `merge` also pushes it into the merge.
-    const auto note = [&](const RecordView& rec, bool merge) {
+    // What the session notes of every record: its AUX announcement and its
+    // counts; the event it resolved to.
+    const auto note = [&](const RecordView& rec) {
       const EventInfo* event = table.Resolve(rec.bytes, rec.size);
       if (trace_areas_ && rec.size >= sizeof(perf_event_header) &&
           reinterpret_cast<const perf_event_header*>(rec.bytes)->type == PERF_RECORD_AUX) {
@@ -373,19 +373,31 @@ size_t Session::DrainPass(bool release, bool overwrite_snapshot) {
           if (const AuxRecord* aux = decoded->get<AuxRecord>()) trace_areas_->drain(r).OnAuxRecord(*aux);
         }
       }
-      const uint64_t time = event != nullptr ? event->layout.TimeOf(rec.bytes, rec.size) : 0;
-      last_time_ = std::max(last_time_, time);
       counts.Count(rec, EventIndex(event));
-      if (merge) merge_.Push(time, rec);
+      return event;
     };
-    const auto take = [&](const RecordView& rec) { note(rec, /*merge=*/true); };
+    const auto time_of = [](const EventInfo* event, const RecordView& rec) {
+      return event != nullptr ? event->layout.TimeOf(rec.bytes, rec.size) : 0;
+    };
+    const auto take = [&](const RecordView& rec) {
+      const uint64_t time = time_of(note(rec), rec);
+      last_time_ = std::max(last_time_, time);
+      merge_.Push(time, rec);
+    };
     if (ring.reader && ring_records_) {
       // perf's way: the ring's records straight to the sink as the ring
       // holds them (no merge, no copy but the sink's); the sink's readers
       // sort each round (FINISHED_ROUND at the end of the pass).
       const RingReader::RawSpans spans = ring.reader->PeekRaw();
       if (spans.records != 0) {
-        ForEachRecordOf(spans, &wrapped_record_, [&](const RecordView& rec) { note(rec, /*merge=*/false); });
+        // The latest time: a ring's last record's (its records are in time order).
+        RecordView last{};
+        const EventInfo* last_event = nullptr;
+        ForEachRecordOf(spans, &wrapped_record_, [&](const RecordView& rec) {
+          last_event = note(rec);
+          last = rec;
+        });
+        last_time_ = std::max(last_time_, time_of(last_event, last));  // `last` is still in the ring (or wrapped_record_)
         const absl::Span<const uint8_t> pieces[] = {spans.first, spans.second};
         if (sink_status_.ok()) sink_status_ = sink_->WriteRingRecords(pieces);
         written_this_round_ = true;
