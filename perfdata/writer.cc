@@ -427,7 +427,21 @@ void Writer::ReleaseHeld(uint64_t limit) {
     dso_hits_.OnSample(sample->pid, sample->ip, sample->cpumode);
   }
   held_side_band_.erase(held_side_band_.begin(), side_band_end);
-  if (held_side_band_.empty()) held_side_band_bytes_.clear();
+  // The copies of what is still held to the front, once the released ones
+  // are most of the bytes (a busy system always holds some side-band).
+  size_t live = 0;
+  for (const HeldSideBand& held : held_side_band_) live += held.size / 8;
+  if (held_side_band_bytes_.size() > 2 * live + 4096) {
+    std::vector<uint64_t> kept_bytes;
+    kept_bytes.reserve(2 * live + 4096);
+    for (HeldSideBand& held : held_side_band_) {
+      const size_t offset = kept_bytes.size();
+      kept_bytes.insert(kept_bytes.end(), held_side_band_bytes_.begin() + held.offset,
+                        held_side_band_bytes_.begin() + held.offset + held.size / 8);
+      held.offset = offset;
+    }
+    held_side_band_bytes_.swap(kept_bytes);
+  }
 }
 
 template <typename Fn>

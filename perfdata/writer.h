@@ -251,7 +251,7 @@ class Writer {
   struct HeldSideBand {
     uint64_t time;
     uint64_t seq;
-    size_t offset;  // in held_side_band_bytes_
+    size_t offset;  // in words of held_side_band_bytes_
     uint32_t size;
   };
   std::vector<HeldSample> held_samples_, released_samples_;

@@ -4,9 +4,9 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstring>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 #include <thread>
 
@@ -390,14 +390,15 @@ size_t Session::DrainPass(bool release, bool overwrite_snapshot) {
       // sort each round (FINISHED_ROUND at the end of the pass).
       const RingReader::RawSpans spans = ring.reader->PeekRaw();
       if (spans.records != 0) {
-        // The latest time: a ring's last record's (its records are in time order).
+        // The latest time: a ring's last record's (its records are in time
+        // order). `last` is still in the ring, or in wrapped_record_.
         RecordView last{};
         const EventInfo* last_event = nullptr;
         ForEachRecordOf(spans, &wrapped_record_, [&](const RecordView& rec) {
           last_event = note(rec);
           last = rec;
         });
-        last_time_ = std::max(last_time_, time_of(last_event, last));  // `last` is still in the ring (or wrapped_record_)
+        last_time_ = std::max(last_time_, time_of(last_event, last));
         const absl::Span<const uint8_t> pieces[] = {spans.first, spans.second};
         if (sink_status_.ok()) sink_status_ = sink_->WriteRingRecords(pieces);
         written_this_round_ = true;
