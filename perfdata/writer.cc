@@ -24,6 +24,12 @@ namespace {
 // the first round a second after the last write (kFlushInterval).
 constexpr size_t kBufferSize = 4 << 20;
 constexpr std::chrono::steady_clock::duration kFlushInterval = std::chrono::seconds(1);
+// WriteRingRecords writes what it has once this much waits: a capture
+// writing tens of MB a second (-a -g -F max) would otherwise write 4 MiB at
+// a time, and one such write into the page cache took 9-30 ms under load
+// (strace), longer than half a ring of -g samples takes to fill, so the
+// rings overflowed meanwhile. perf writes each ring's span as it reads it.
+constexpr size_t kRingFlushBytes = 512 << 10;
 // A HEADER_ATTR record (u16 size) holds the attr and at most this many ids.
 constexpr size_t kMaxPipeIds = (0xffff - 8 - kWrittenAttrSize) / 8;
 
@@ -530,6 +536,7 @@ absl::Status Writer::WriteRingRecords(absl::Span<const absl::Span<const uint8_t>
   buffered_records_ += count;
   data_size_ += total;
   records_ += count;
+  if (buffered_ >= kRingFlushBytes) return Flush();
   return absl::OkStatus();
 }
 
