@@ -24,12 +24,15 @@ namespace {
 // the first round a second after the last write (kFlushInterval).
 constexpr size_t kBufferSize = 4 << 20;
 constexpr std::chrono::steady_clock::duration kFlushInterval = std::chrono::seconds(1);
-// WriteRingRecords writes what it has once this much waits: a capture
-// writing tens of MB a second (-a -g -F max) would otherwise write 4 MiB at
-// a time, and one such write into the page cache took 9-30 ms under load
-// (strace), longer than half a ring of -g samples takes to fill, so the
-// rings overflowed meanwhile. perf writes each ring's span as it reads it.
+// WriteRingRecords writes what it has once this much waits and it came
+// within kFastFlushWindow of the last write (a capture writing more than
+// 2 MB a second): at tens of MB a second (-a -g -F max) the writer would
+// otherwise write 4 MiB at a time, and one such write into the page cache
+// took 9-30 ms under load (strace), longer than half a ring of -g samples
+// takes to fill, so the rings overflowed meanwhile (perf writes each ring's
+// span as it reads it). Slower captures keep their writes as they were.
 constexpr size_t kRingFlushBytes = 512 << 10;
+constexpr std::chrono::steady_clock::duration kFastFlushWindow = std::chrono::milliseconds(250);
 // A HEADER_ATTR record (u16 size) holds the attr and at most this many ids.
 constexpr size_t kMaxPipeIds = (0xffff - 8 - kWrittenAttrSize) / 8;
 
@@ -536,7 +539,8 @@ absl::Status Writer::WriteRingRecords(absl::Span<const absl::Span<const uint8_t>
   buffered_records_ += count;
   data_size_ += total;
   records_ += count;
-  if (buffered_ >= kRingFlushBytes) return Flush();
+  if (buffered_ >= kRingFlushBytes && std::chrono::steady_clock::now() - last_flush_ < kFastFlushWindow)
+    return Flush();
   return absl::OkStatus();
 }
 
