@@ -193,6 +193,14 @@ class Session {
   bool ring_records_ = false;
   bool written_this_round_ = false;     // ring records went to the sink since the last EndRound
   std::vector<uint64_t> wrapped_record_;  // a record whose body wraps, made whole
+  // A pass's rings with records, peeked (RingReader::PeekRaw) and written
+  // once every ring was read; reused.
+  struct PeekedRing {
+    size_t ring;
+    RingReader::RawSpans spans;
+    uint64_t first_time;
+  };
+  std::vector<PeekedRing> peeked_;
   CaptureSummary summary_;
   StatusLine status_line_;
   absl::flat_hash_map<const EventInfo*, int> index_of_;
@@ -386,25 +394,28 @@ size_t Session::DrainPass(bool release, bool overwrite_snapshot) {
     };
     if (ring.reader && ring_records_) {
       // perf's way: the ring's records straight to the sink as the ring
-      // holds them (no merge, no copy but the sink's); the sink's readers
-      // sort each round (FINISHED_ROUND at the end of the pass).
+      // holds them (no merge, no copy but the sink's), after this loop; the
+      // sink's readers sort each round (FINISHED_ROUND at the end of the pass).
       const RingReader::RawSpans spans = ring.reader->PeekRaw();
       if (spans.records != 0) {
-        // The latest time: a ring's last record's (its records are in time
-        // order). `last` is still in the ring, or in wrapped_record_.
+        // The first record's time, and the latest: the last record's (a
+        // ring's records are in time order). `last` is still in the ring,
+        // or in wrapped_record_.
         RecordView last{};
         const EventInfo* last_event = nullptr;
+        uint64_t first_time = 0;
+        bool first = true;
         ForEachRecordOf(spans, &wrapped_record_, [&](const RecordView& rec) {
           last_event = note(rec);
           last = rec;
+          if (first) first_time = time_of(last_event, rec);
+          first = false;
         });
         last_time_ = std::max(last_time_, time_of(last_event, last));
-        const absl::Span<const uint8_t> pieces[] = {spans.first, spans.second};
-        if (sink_status_.ok()) sink_status_ = sink_->WriteRingRecords(pieces);
-        written_this_round_ = true;
+        peeked_.push_back({r, spans, first_time});
+      } else {
+        ring.reader->Consume(spans.end);
       }
-      // Consumed also after a sink failure (the capture stops): the kernel gets its room back.
-      ring.reader->Consume(spans.end);
       read += spans.records;
     } else if (ring.reader) {
       read += ring.reader->ReadBatch(take);
@@ -417,6 +428,21 @@ size_t Session::DrainPass(bool release, bool overwrite_snapshot) {
     }
     counts.Flush(ring.cpu, &summary_);
   }
+  // The rings' spans in the order of their first records' times: a file
+  // cut short (a full disk, a kill) keeps the oldest first, so the maps a
+  // command's exec announced on one CPU come before its samples taken on
+  // another in the same pass (their order within the round does not matter
+  // to readers otherwise).
+  std::sort(peeked_.begin(), peeked_.end(),
+            [](const PeekedRing& a, const PeekedRing& b) { return a.first_time < b.first_time; });
+  for (const PeekedRing& peeked : peeked_) {
+    const absl::Span<const uint8_t> pieces[] = {peeked.spans.first, peeked.spans.second};
+    if (sink_status_.ok()) sink_status_ = sink_->WriteRingRecords(pieces);
+    written_this_round_ = true;
+    // Consumed also after a sink failure (the capture stops): the kernel gets its room back.
+    events_.rings()[peeked.ring].reader->Consume(peeked.spans.end);
+  }
+  peeked_.clear();
   DrainAux(/*reenable=*/true);  // not once the capture has disabled its events
   if (!release) return read;
   const size_t released = merge_.EndRound([&](const RecordView& rec) {

@@ -93,6 +93,7 @@ class RingRecordSink : public MemorySink {
   bool TakesRingRecords() const override { return true; }
   absl::Status WriteRingRecords(absl::Span<const absl::Span<const uint8_t>> pieces) override {
     ++ring_writes;
+    bool first = true;
     std::string all;
     for (const absl::Span<const uint8_t>& piece : pieces)
       all.append(reinterpret_cast<const char*>(piece.data()), piece.size());
@@ -103,7 +104,10 @@ class RingRecordSink : public MemorySink {
         return absl::InternalError("a ring piece holds a record cut short");
       }
       const RecordView rec = MakeRecordView(reinterpret_cast<const uint8_t*>(all.data() + pos), header.size);
-      if (absl::Status s = Write(rec, events_->Resolve(rec.bytes, rec.size)); !s.ok()) return s;
+      const EventInfo* event = events_->Resolve(rec.bytes, rec.size);
+      if (first) ring_write_first_times.push_back({rounds, event ? event->layout.TimeOf(rec.bytes, rec.size) : 0});
+      first = false;
+      if (absl::Status s = Write(rec, event); !s.ok()) return s;
       ring_record_rounds.push_back(rounds);
       pos += header.size;
     }
@@ -113,6 +117,8 @@ class RingRecordSink : public MemorySink {
   int ring_writes = 0;
   // For each record that came through WriteRingRecords, in order: its round.
   std::vector<int> ring_record_rounds;
+  // For each WriteRingRecords call, in order: its round and its first record's time.
+  std::vector<std::pair<int, uint64_t>> ring_write_first_times;
 
  private:
   const EventTable* events_ = nullptr;

@@ -192,6 +192,33 @@ TEST(RecordKernel, RingRecordsReachTheSinkWithTheRoundRuleReadersSortBy) {
   EXPECT_GE(sink.rounds, 2);
 }
 
+// Within a pass the rings go to the sink oldest first (by their first
+// records' times), so a file cut short keeps a command's exec maps, taken on
+// one CPU, before its samples taken on another (the disk-full capture of
+// tests/cli:record_faults_test symbolizes).
+TEST(RecordKernel, RingRecordsOfAPassGoToTheSinkOldestRingFirst) {
+  absl::StatusOr<std::vector<int>> cpus = ReadOnlineCpus(SystemPaths{});
+  ASSERT_TRUE(cpus.ok());
+  if (cpus->size() < 2) GTEST_SKIP() << "one CPU: one ring a pass";
+  BusyCpus busy(*cpus);
+  RecordOptions options = Quiet();
+  options.system_wide = true;
+  options.events = "cpu-clock";
+  options.freq = 4000;
+  options.duration_seconds = 0.5;
+  RingRecordSink sink;
+  RUN_OR_SKIP(summary, options, sink);
+  size_t passes_with_several_rings = 0;
+  for (size_t i = 1; i < sink.ring_write_first_times.size(); ++i) {
+    const auto& [round, time] = sink.ring_write_first_times[i];
+    const auto& [previous_round, previous_time] = sink.ring_write_first_times[i - 1];
+    if (round != previous_round) continue;
+    ++passes_with_several_rings;
+    EXPECT_GE(time, previous_time) << "ring write " << i << " of round " << round;
+  }
+  EXPECT_GT(passes_with_several_rings, 0u);
+}
+
 TEST(RecordKernel, SystemWideSynthesizesRunningProcessesAndTheKernelMap) {
   RecordOptions options = Quiet();
   options.system_wide = true;
