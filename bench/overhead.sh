@@ -8,23 +8,29 @@
 # options, alternating, REPS times, in one run: medians and perfring/perf
 # ratios. Draws the overhead curve (recorder CPU % against -F) with gnuplot.
 #
-#   bench/overhead.sh [--quick] [-o CHART.png]
+#   bench/overhead.sh [--quick] [--scenarios LIST] [-o CHART.png]
 #
+# --scenarios a-max,a-g-max,...: only those scenarios (names as in the
+# tables), with the usual repetitions, and no reader-memory check or chart.
+# PERFRING=/path/to/perfring uses that binary instead of building one (to
+# measure a baseline beside a change in the same run conditions).
 # Needs root (-a, raw_syscalls), perf, gcc, gnuplot (gnuplot-nox). Writes only
 # in a new mktemp -d directory, whose path it prints (results.tsv, tables.md,
 # overhead.png); -o CHART.png also copies the chart there. About 13 minutes
 # on a 2-CPU VM; --quick: 4 scenarios, 1 repetition, a 128 MiB memory check
 # (about 1.5 minutes). Environment: REPS, WORK_SECONDS, MEM_MB override;
-# SCENARIOS="a-1k a-5k" runs those only; MEM_MB=0 leaves out the readers;
-# PERFRING=BINARY measures that perfring instead of building this tree's.
+# SCENARIOS="a-1k a-5k" is --scenarios a-1k,a-5k; MEM_MB=0 leaves out the
+# readers.
 set -euo pipefail
 quick=0
+only="${SCENARIOS:+${SCENARIOS// /,}}"
 chart_out=""
 while (($#)); do
   case "$1" in
     --quick) quick=1; shift ;;
+    --scenarios) only="$2"; shift 2 ;;
     -o) chart_out="$2"; shift 2 ;;
-    *) echo "overhead.sh: unknown argument $1 (usage: bench/overhead.sh [--quick] [-o CHART.png])" >&2; exit 2 ;;
+    *) echo "overhead.sh: unknown argument $1 (usage: bench/overhead.sh [--quick] [--scenarios LIST] [-o CHART.png])" >&2; exit 2 ;;
   esac
 done
 [[ $(id -u) == 0 ]] || { echo "overhead.sh: must run as root (-a capture, raw_syscalls)" >&2; exit 1; }
@@ -57,7 +63,7 @@ else
   scenarios=(a-1k a-5k a-10k a-20k a-50k a-max a-g-1k a-g-5k a-g-10k a-g-20k a-g-50k a-g-max
              dwarf-1k cmd-20k forkexec)
 fi
-[[ -n "${SCENARIOS:-}" ]] && read -r -a scenarios <<<"$SCENARIOS"
+if [[ -n "$only" ]]; then IFS=, read -r -a scenarios <<<"$only"; fi
 threads=2
 
 # The busy workload's iterations for work_s seconds of one thread alone.
@@ -166,7 +172,7 @@ rm -f "$dir/out.data" "$dir/out.data.old" "$dir/out.jsonl" "$dir/out.jsonl.old"
 # --- memory of the readers on a large perf.data -------------------------------
 mem="$dir/mem.tsv"
 printf 'tool\tinput\tbytes\tmax_rss_kb\tseconds\n' >"$mem"
-if ((mem_mb > 0)); then
+if [[ -z "$only" ]] && ((mem_mb > 0)); then
 echo "overhead.sh: reader memory on a ${mem_mb} MiB perf.data" >&2
 "$perf" record -q -a -e cpu-clock -F 10000 -o "$dir/seed.data" -- "$dir/busy" 2 "$iters" "$dir/stats" 2>/dev/null
 python3 bench/overhead/grow_perf_data.py "$dir/seed.data" "$dir/big.data" $((mem_mb << 20))
@@ -214,7 +220,7 @@ echo "end: $(date -u '+%Y-%m-%d %H:%M UTC'), load average $(cut -d' ' -f1-3 /pro
 python3 bench/overhead/report.py "$dir" | tee "$dir/tables.md"
 
 # --- the curve -----------------------------------------------------------------
-if [[ -s "$dir/curve.dat" ]]; then
+if [[ -z "$only" && -s "$dir/curve.dat" ]]; then
   gnuplot <<GNUPLOT
 set terminal pngcairo size 1100,480 font "sans,10" noenhanced
 set output "$dir/overhead.png"

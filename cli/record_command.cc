@@ -27,6 +27,7 @@
 #include "perfdata/output_file.h"
 #include "perfdata/writer.h"
 #include "record/capture_summary.h"
+#include "record/background_sink.h"
 #include "record/fan_out_sink.h"
 #include "record/json_lines_file_sink.h"
 #include "record/perf_data_sink.h"
@@ -457,8 +458,11 @@ int RecordCommand(const std::vector<std::string>& args, const std::vector<std::s
   // Begun in this order: the JSON file is created first.
   FanOutSink outputs_sink;
   std::optional<JsonLinesFileSink> json_sink;
+  // JSON is rendered on a thread of its own, off the drain (declared after
+  // json_sink: stopped before it is destroyed).
+  std::optional<BackgroundSink> json_renderer;
   std::optional<PerfDataSink> perfdata_sink;
-  if (!json_path.empty()) outputs_sink.Add(&json_sink.emplace(json_path, notice));
+  if (!json_path.empty()) outputs_sink.Add(&json_renderer.emplace(&json_sink.emplace(json_path, notice)));
   if (!perfdata_path.empty())
     outputs_sink.Add(&perfdata_sink.emplace(perfdata_path, std::move(info), options.paths, notice));
   if (perfdata_sink) perfdata_sink->set_switch_output_at_end(switching);
@@ -469,6 +473,7 @@ int RecordCommand(const std::vector<std::string>& args, const std::vector<std::s
       std::fprintf(stderr, "perfring record: %s\n", std::string(summary.status().message()).c_str());
       return ExitLikeCommand(*wait_status);
     }
+    if (json_renderer) json_renderer->Stop().IgnoreError();  // its lines reach the file first
     return ReportError("record", WithAbandonedOutputs(summary.status(), perfdata_sink, json_sink));
   }
   if (!summary->command_error.empty()) {  // exec failed: the output holds only side-band

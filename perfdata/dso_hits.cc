@@ -96,6 +96,10 @@ void DsoHits::OnExec(int32_t pid) {
   maps_by_pid_.erase(pid);
 }
 
+int32_t DsoHits::MapsOwner(int32_t pid, uint16_t cpumode) {
+  return IsKernelMode(cpumode) ? kKernelPid : pid;
+}
+
 void DsoHits::OnSample(int32_t pid, uint64_t ip, uint16_t cpumode) {
   const bool kernel = IsKernelMode(cpumode);
   if (kernel) pid = kKernelPid;

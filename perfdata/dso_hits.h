@@ -38,6 +38,11 @@ class DsoHits {
   void OnFork(int32_t pid, int32_t ppid);  // process fork (pid != ppid)
   void OnExec(int32_t pid);
   void OnSample(int32_t pid, uint64_t ip, uint16_t cpumode);
+  // Whose maps a record of process `pid` with `cpumode` reads (a sample) or
+  // changes (OnMmap): the process's, or the kernel's for kernel-mode ones.
+  // Records of different owners can be given in any order relative to each
+  // other; those of one owner must come in time order.
+  static int32_t MapsOwner(int32_t pid, uint16_t cpumode);
 
   // The build-ids of the binaries that got samples and have one: the kernel
   // from /sys/kernel/notes, modules from /sys/module, files from their ELF

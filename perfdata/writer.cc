@@ -30,6 +30,15 @@ constexpr std::chrono::steady_clock::duration kFlushInterval = std::chrono::seco
 // time. At most this much of the file is resident in perfring at once; three
 // system calls (munmap, fallocate, mmap) per window.
 constexpr uint64_t kMapWindow = uint64_t{8} << 20;
+// WriteRingRecords writes what it has once this much waits and it came
+// within kFastFlushWindow of the last write (a capture writing more than
+// 2 MB a second): at tens of MB a second (-a -g -F max) the writer would
+// otherwise write 4 MiB at a time, and one such write into the page cache
+// took 9-30 ms under load (strace), longer than half a ring of -g samples
+// takes to fill, so the rings overflowed meanwhile (perf writes each ring's
+// span as it reads it). Slower captures keep their writes as they were.
+constexpr size_t kRingFlushBytes = 512 << 10;
+constexpr std::chrono::steady_clock::duration kFastFlushWindow = std::chrono::milliseconds(250);
 // A HEADER_ATTR record (u16 size) holds the attr and at most this many ids.
 constexpr size_t kMaxPipeIds = (0xffff - 8 - kWrittenAttrSize) / 8;
 
@@ -389,6 +398,213 @@ absl::Status Writer::Track(const uint8_t* bytes, uint32_t size) {
   }
 }
 
+absl::Status Writer::TrackInOrder(const uint8_t* bytes, uint32_t size) {
+  if (!holding_) return Track(bytes, size);
+  Hold(bytes, size);
+  return absl::OkStatus();
+}
+
+void Writer::Hold(const uint8_t* bytes, uint32_t size) {
+  const RecordHeader h = RecordHeader::At(bytes);
+  const bool side_band = h.type == PERF_RECORD_MMAP || h.type == PERF_RECORD_MMAP2 ||
+                         h.type == PERF_RECORD_FORK ||
+                         (h.type == PERF_RECORD_COMM && (h.misc & PERF_RECORD_MISC_COMM_EXEC));
+  if (h.type != PERF_RECORD_SAMPLE && !side_band) {
+    Track(bytes, size).IgnoreError();  // needs no order (Track never fails)
+    return;
+  }
+  const EventInfo* event = events_.Resolve(bytes, size);
+  // A record of no event, or without a time, sorts first: time 0, as the
+  // session's time-ordered merge places it.
+  const uint64_t time = event != nullptr ? event->layout.TimeOf(bytes, size) : 0;
+  held_max_time_ = std::max(held_max_time_, time);
+  if (side_band) {
+    const size_t offset = held_side_band_bytes_.size();
+    held_side_band_bytes_.resize(offset + size / 8);
+    std::memcpy(held_side_band_bytes_.data() + offset, bytes, size);
+    held_side_band_.push_back({time, held_seq_++, offset, size});
+    return;
+  }
+  if (event == nullptr) return;  // Track ignores it too
+  if (event->format.sample_type & PERF_SAMPLE_TIME) {
+    if (!have_sample_time_) first_sample_time_ = time;
+    have_sample_time_ = true;
+    first_sample_time_ = std::min(first_sample_time_, time);
+    last_sample_time_ = std::max(last_sample_time_, time);
+  }
+  // IP and TID lead a SAMPLE body at fixed offsets (SampleLayout).
+  const int ip = event->layout.ip, tid = event->layout.tid;  // tid: pid, then tid
+  if (ip < 0 || tid < 0 || static_cast<uint32_t>(std::max(ip, tid)) + 8 > size) return;
+  held_samples_.push_back({time, held_seq_++, LoadUnaligned<uint64_t>(bytes + ip),
+                           LoadUnaligned<int32_t>(bytes + tid),
+                           static_cast<uint16_t>(h.misc & PERF_RECORD_MISC_CPUMODE_MASK)});
+}
+
+// Whose maps a held side-band record changes (DsoHits::MapsOwner); the
+// records are at least as long as Hold saw them.
+static int32_t SideBandOwner(const uint8_t* bytes, uint32_t size) {
+  const RecordHeader h = RecordHeader::At(bytes);
+  if (size < 16) return INT32_MIN;  // changes nothing (Track skips it)
+  const int32_t pid = LoadUnaligned<int32_t>(bytes + 8);  // MMAP*, COMM: pid; FORK: the child's pid
+  if (h.type == PERF_RECORD_MMAP || h.type == PERF_RECORD_MMAP2)
+    return DsoHits::MapsOwner(pid, h.misc & PERF_RECORD_MISC_CPUMODE_MASK);
+  return pid;
+}
+
+void Writer::ReleaseHeld(uint64_t limit) {
+  // The side-band released (few: records that change the maps are rare).
+  auto side_band_end = std::stable_partition(held_side_band_.begin(), held_side_band_.end(),
+                                             [limit](const HeldSideBand& s) { return s.time <= limit; });
+  // Whose maps they change: only those processes' samples need their order
+  // (a sample only marks the map under its ip, in its own process's maps).
+  changed_owners_.clear();
+  for (auto s = held_side_band_.begin(); s != side_band_end; ++s) {
+    const int32_t owner =
+        SideBandOwner(reinterpret_cast<const uint8_t*>(held_side_band_bytes_.data() + s->offset), s->size);
+    if (std::find(changed_owners_.begin(), changed_owners_.end(), owner) == changed_owners_.end())
+      changed_owners_.push_back(owner);
+  }
+  released_samples_.clear();
+  size_t kept = 0;
+  for (const HeldSample& sample : held_samples_) {
+    if (sample.time > limit) {
+      held_samples_[kept++] = sample;
+    } else if (!changed_owners_.empty() &&
+               std::find(changed_owners_.begin(), changed_owners_.end(),
+                         DsoHits::MapsOwner(sample.pid, sample.cpumode)) != changed_owners_.end()) {
+      released_samples_.push_back(sample);  // in order with its process's map changes, below
+    } else {
+      dso_hits_.OnSample(sample.pid, sample.ip, sample.cpumode);
+    }
+  }
+  held_samples_.resize(kept);
+  if (side_band_end == held_side_band_.begin()) return;
+  // The map changes and the samples of their processes in (time, arrival) order.
+  const auto earlier = [](const auto& a, const auto& b) {
+    return a.time != b.time ? a.time < b.time : a.seq < b.seq;
+  };
+  std::sort(released_samples_.begin(), released_samples_.end(), earlier);
+  std::sort(held_side_band_.begin(), side_band_end, earlier);
+  auto sample = released_samples_.begin();
+  for (auto s = held_side_band_.begin(); s != side_band_end; ++s) {
+    for (; sample != released_samples_.end() && earlier(*sample, *s); ++sample) {
+      dso_hits_.OnSample(sample->pid, sample->ip, sample->cpumode);
+    }
+    Track(reinterpret_cast<const uint8_t*>(held_side_band_bytes_.data() + s->offset), s->size)
+        .IgnoreError();
+  }
+  for (; sample != released_samples_.end(); ++sample) {
+    dso_hits_.OnSample(sample->pid, sample->ip, sample->cpumode);
+  }
+  held_side_band_.erase(held_side_band_.begin(), side_band_end);
+  // The copies of what is still held to the front, once the released ones
+  // are most of the bytes (a busy system always holds some side-band).
+  size_t live = 0;
+  for (const HeldSideBand& held : held_side_band_) live += held.size / 8;
+  if (held_side_band_bytes_.size() > 2 * live + 4096) {
+    std::vector<uint64_t> kept_bytes;
+    kept_bytes.reserve(2 * live + 4096);
+    for (HeldSideBand& held : held_side_band_) {
+      const size_t offset = kept_bytes.size();
+      kept_bytes.insert(kept_bytes.end(), held_side_band_bytes_.begin() + held.offset,
+                        held_side_band_bytes_.begin() + held.offset + held.size / 8);
+      held.offset = offset;
+    }
+    held_side_band_bytes_.swap(kept_bytes);
+  }
+}
+
+template <typename Fn>
+absl::Status Writer::ForEachRecord(absl::Span<const absl::Span<const uint8_t>> pieces, Fn&& fn) {
+  size_t total = 0;
+  for (const absl::Span<const uint8_t>& piece : pieces) total += piece.size();
+  size_t pos = 0;  // in the pieces laid back to back
+  const auto bad = [&](uint16_t size) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "perf.data writer: bad record at byte %u of a %u-byte span (header.size %u)", pos, total, size));
+  };
+  size_t skip = 0;  // bytes at the start of the next piece that a split record took
+  for (size_t p = 0; p < pieces.size(); ++p) {
+    const uint8_t* data = pieces[p].data();
+    const size_t n = pieces[p].size();
+    size_t at = std::min(skip, n);
+    skip -= at;
+    // The records whole in this piece.
+    while (at + 8 <= n) {
+      const uint16_t size = RecordHeader::At(data + at).size;
+      if (size < 8 || size % 8 != 0 || size > total - pos) return bad(size);
+      if (size > n - at) break;
+      PERFDATA_RETURN_IF_ERROR(fn(data + at, size));
+      at += size;
+      pos += size;
+    }
+    if (at == n) continue;
+    // One split between this piece and the next ones (in a ring only its
+    // body can be, but a header is gathered too): made whole.
+    uint8_t header[8];
+    size_t have = 0;
+    for (size_t q = p, a = at; have < 8 && q < pieces.size(); ++q, a = 0) {
+      const size_t take = std::min(pieces[q].size() - a, 8 - have);
+      std::memcpy(header + have, pieces[q].data() + a, take);
+      have += take;
+    }
+    const uint16_t size = have == 8 ? RecordHeader::At(header).size : 0;
+    if (size < 8 || size % 8 != 0 || size > total - pos) return bad(size);
+    split_record_.resize(size / 8);
+    uint8_t* whole = reinterpret_cast<uint8_t*>(split_record_.data());
+    size_t done = 0;
+    for (size_t q = p, a = at; done < size; ++q, a = 0) {
+      const size_t take = std::min(pieces[q].size() - a, size - done);
+      std::memcpy(whole + done, pieces[q].data() + a, take);
+      done += take;
+    }
+    PERFDATA_RETURN_IF_ERROR(fn(whole, size));
+    pos += size;
+    skip = size - (n - at);  // what the record took from the following pieces
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Writer::WriteRingRecords(absl::Span<const absl::Span<const uint8_t>> pieces) {
+  PERFDATA_RETURN_IF_ERROR(CheckState(true));
+  // Checked first, so a bad span writes (and holds) nothing.
+  size_t total = 0, count = 0;
+  bool payload = false;  // a record that needs a payload (CheckNoPayload)
+  PERFDATA_RETURN_IF_ERROR(ForEachRecord(pieces, [&](const uint8_t* bytes, uint32_t size) {
+    const uint32_t type = RecordHeader::At(bytes).type;
+    payload |= type == kRecordAuxtrace || type == kRecordHeaderTracingData;
+    total += size;
+    ++count;
+    return absl::OkStatus();
+  }));
+  if (payload) {
+    return ForEachRecord(pieces, [&](const uint8_t* bytes, uint32_t) { return CheckNoPayload(bytes); });
+  }
+  if (count == 0) return absl::OkStatus();
+  holding_ = true;
+  if (compressor_ || total > kBufferSize) {
+    // Record by record: into the compression batch, or through a buffer
+    // smaller than the span (a ring larger than the buffer).
+    return ForEachRecord(pieces, [&](const uint8_t* bytes, uint32_t size) { return WriteRecord(bytes, size); });
+  }
+  PERFDATA_RETURN_IF_ERROR(ForEachRecord(pieces, [&](const uint8_t* bytes, uint32_t size) {
+    Hold(bytes, size);
+    return absl::OkStatus();
+  }));
+  if (total > kBufferSize - buffered_) PERFDATA_RETURN_IF_ERROR(Flush());
+  for (const absl::Span<const uint8_t>& piece : pieces) {
+    if (piece.empty()) continue;
+    std::memcpy(buffer_.get() + buffered_, piece.data(), piece.size());
+    buffered_ += piece.size();
+  }
+  buffered_records_ += count;
+  data_size_ += total;
+  records_ += count;
+  if (buffered_ >= kRingFlushBytes && std::chrono::steady_clock::now() - last_flush_ < kFastFlushWindow)
+    return Flush();
+  return absl::OkStatus();
+}
+
 absl::Status Writer::CheckNoPayload(const uint8_t* bytes) {
   const uint32_t type = RecordHeader::At(bytes).type;
   if (type == kRecordAuxtrace || type == kRecordHeaderTracingData) {
@@ -407,7 +623,7 @@ absl::Status Writer::WriteRecord(const uint8_t* bytes, uint32_t size) {
         size, size >= 8 ? RecordHeader::At(bytes).size : 0));
   }
   PERFDATA_RETURN_IF_ERROR(CheckNoPayload(bytes));
-  PERFDATA_RETURN_IF_ERROR(Track(bytes, size));
+  PERFDATA_RETURN_IF_ERROR(TrackInOrder(bytes, size));
   if (compressor_ && RecordHeader::At(bytes).type != kRecordFinishedRound) {
     // A batch never exceeds compression_batch (a record alone may).
     if (staged_.size() + size > info_->compression_batch) PERFDATA_RETURN_IF_ERROR(CompressStaged());
@@ -463,7 +679,7 @@ absl::Status Writer::WriteRecords(const uint8_t* bytes, size_t size) {
           rec_size));
     }
     PERFDATA_RETURN_IF_ERROR(CheckNoPayload(bytes + pos));
-    PERFDATA_RETURN_IF_ERROR(Track(bytes + pos, rec_size));
+    PERFDATA_RETURN_IF_ERROR(TrackInOrder(bytes + pos, rec_size));
     pos += rec_size;
     ++count;
   }
@@ -547,6 +763,12 @@ absl::Status Writer::WriteAuxtrace(const uint8_t* bytes, uint32_t size,
 absl::Status Writer::WriteFinishedRound() {
   PERFDATA_RETURN_IF_ERROR(CheckState(true));
   PERFDATA_RETURN_IF_ERROR(CompressStaged());  // the round, then its end (uncompressed, as perf)
+  // The held bookkeeping by the rule readers sort the rounds by.
+  if (holding_) {
+    if (have_held_limit_) ReleaseHeld(held_limit_);
+    held_limit_ = held_max_time_;
+    have_held_limit_ = true;
+  }
   uint8_t rec[8];
   Store<uint32_t>(rec, kRecordFinishedRound);
   Store<uint16_t>(rec + 4, 0);
@@ -637,6 +859,7 @@ absl::Status Writer::Complete() {
   if (!error_.ok()) return error_;
 
   // The feature table sits exactly at the end of the data; payloads follow it.
+  ReleaseHeld(UINT64_MAX);
   const FeatureList features = FileFeatures();
   if (absl::Status s = WriteAll(FeatureSections(data_offset_ + data_size_, features)); !s.ok()) {
     const int err = errno;
@@ -717,6 +940,7 @@ absl::Status Writer::KeepWhatFits(uint64_t data_size, uint64_t records, int err)
     room = limit.rlim_cur > end ? limit.rlim_cur - end : 0;
   FeatureList features;
   uint64_t used = 0;
+  ReleaseHeld(UINT64_MAX);
   for (auto& feature : FileFeatures()) {
     const uint64_t size = kFileSectionSize + feature.second.size();
     if (used + size > room) continue;

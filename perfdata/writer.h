@@ -117,6 +117,21 @@ class Writer {
   // Appends whole records laid back to back (e.g. a ring's RawSpans piece):
   // `size` bytes holding only complete records.
   absl::Status WriteRecords(const uint8_t* bytes, size_t size);
+  // Appends whole records as one ring holds them, perf record's way: the
+  // bytes of `pieces` laid back to back (e.g. a ring's RawSpans, first then
+  // second; a record may be split between two pieces) hold only complete
+  // records, in the ring's order. Between the rings of one round they need
+  // not be in time order: readers sort each round by the FINISHED_ROUND rule
+  // (WriteFinishedRound after every pass over the rings), as they do with
+  // perf's own files. The bookkeeping that needs time order (which binaries
+  // got samples, for BUILD_ID) is held and done in time order by that same
+  // rule: at each WriteFinishedRound for what is older than the newest time
+  // held at the previous one, and at the end for the rest; so the result is
+  // the one a time-ordered stream of the same records gives. Records that
+  // WriteRecord or WriteRecords write meanwhile are held with them. A bad
+  // span (a header whose size is not a multiple of 8, under 8 or past the
+  // end) writes nothing: InvalidArgument.
+  absl::Status WriteRingRecords(absl::Span<const absl::Span<const uint8_t>> pieces);
   // Appends a PERF_RECORD_AUXTRACE (`size` bytes at `bytes`: the 48-byte
   // record aux/auxtrace_record.h builds) followed by its trace: the bytes of
   // `trace`'s pieces in order (e.g. the two spans of a wrapped AUX area) and
@@ -169,6 +184,20 @@ class Writer {
   // payload must follow (AUXTRACE, HEADER_TRACING_DATA).
   static absl::Status CheckNoPayload(const uint8_t* bytes);
   absl::Status Track(const uint8_t* bytes, uint32_t size);
+  // Track, or, while ring records are held (WriteRingRecords), Hold.
+  absl::Status TrackInOrder(const uint8_t* bytes, uint32_t size);
+  // The ring-record bookkeeping: a sample's BUILD_ID facts, or a copy of a
+  // side-band record that changes the maps (MMAP, MMAP2, FORK, COMM with
+  // COMM_EXEC), held until ReleaseHeld lets Track see it in time order;
+  // everything else is tracked at once (its bookkeeping needs no order).
+  void Hold(const uint8_t* bytes, uint32_t size);
+  // Tracks, in (time, arrival) order, what is held with time <= limit.
+  void ReleaseHeld(uint64_t limit);
+  // Hands each whole record of `pieces` (back to back) to fn(bytes, size),
+  // a record split between pieces from split_record_; InvalidArgument on a
+  // bad header, before fn sees it.
+  template <typename Fn>
+  absl::Status ForEachRecord(absl::Span<const absl::Span<const uint8_t>> pieces, Fn&& fn);
   // Appends one record to the file's buffer (any size, 8-aligned or not).
   absl::Status Buffer(const uint8_t* bytes, uint32_t size);
   // -z: the staged records as COMPRESSED records into the buffer.
@@ -230,6 +259,31 @@ class Writer {
   std::chrono::steady_clock::time_point last_flush_;
 
   DsoHits dso_hits_;
+  // WriteRingRecords' held bookkeeping (see Hold). `seq` is arrival order,
+  // which breaks ties in time.
+  struct HeldSample {
+    uint64_t time;
+    uint64_t seq;
+    uint64_t ip;
+    int32_t pid;
+    uint16_t cpumode;
+  };
+  struct HeldSideBand {
+    uint64_t time;
+    uint64_t seq;
+    size_t offset;  // in words of held_side_band_bytes_
+    uint32_t size;
+  };
+  std::vector<HeldSample> held_samples_, released_samples_;
+  std::vector<int32_t> changed_owners_;  // ReleaseHeld's, reused
+  std::vector<HeldSideBand> held_side_band_;
+  std::vector<uint64_t> held_side_band_bytes_;  // 8-aligned copies
+  uint64_t held_seq_ = 0;
+  uint64_t held_max_time_ = 0;   // the newest time held since the writer began
+  uint64_t held_limit_ = 0;      // held_max_time_ at the previous WriteFinishedRound
+  bool have_held_limit_ = false;
+  bool holding_ = false;         // WriteRingRecords was called
+  std::vector<uint64_t> split_record_;  // a record split between two pieces, whole
   uint64_t first_sample_time_ = 0, last_sample_time_ = 0;
   bool have_sample_time_ = false;
   std::optional<ClockData> clock_data_;

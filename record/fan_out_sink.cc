@@ -14,6 +14,18 @@ absl::Status FanOutSink::Write(const RecordView& rec, const EventInfo* event) {
   return absl::OkStatus();
 }
 
+bool FanOutSink::TakesRingRecords() const {
+  for (const RecordSink* sink : sinks_)
+    if (!sink->TakesRingRecords()) return false;
+  return !sinks_.empty();
+}
+
+absl::Status FanOutSink::WriteRingRecords(absl::Span<const absl::Span<const uint8_t>> pieces) {
+  for (RecordSink* sink : sinks_)
+    if (absl::Status s = sink->WriteRingRecords(pieces); !s.ok()) return s;
+  return absl::OkStatus();
+}
+
 absl::Status FanOutSink::WriteAuxInfo(absl::Span<const uint8_t> record) {
   for (RecordSink* sink : sinks_)
     if (absl::Status s = sink->WriteAuxInfo(record); !s.ok()) return s;

@@ -19,6 +19,9 @@ class FanOutSink : public RecordSink {
 
   absl::Status Begin(const EventTable& events) override;
   absl::Status Write(const RecordView& rec, const EventInfo* event) override;
+  // Only when every sink takes them (and there is one at least).
+  bool TakesRingRecords() const override;
+  absl::Status WriteRingRecords(absl::Span<const absl::Span<const uint8_t>> pieces) override;
   absl::Status WriteAuxInfo(absl::Span<const uint8_t> record) override;
   absl::Status WriteAux(const aux::AuxtraceChunk& chunk,
                         absl::Span<const absl::Span<const uint8_t>> pieces) override;

@@ -102,6 +102,10 @@ absl::Status PerfDataSink::Write(const RecordView& rec, const EventInfo* event) 
   return writer_->WriteRecord(rec.bytes, rec.size);
 }
 
+absl::Status PerfDataSink::WriteRingRecords(absl::Span<const absl::Span<const uint8_t>> pieces) {
+  return writer_->WriteRingRecords(pieces);
+}
+
 absl::Status PerfDataSink::WriteAuxInfo(absl::Span<const uint8_t> record) {
   if (record.size() > UINT32_MAX) return absl::InvalidArgumentError("AUXTRACE_INFO record too large");
   return writer_->WriteRecord(record.data(), static_cast<uint32_t>(record.size()));

@@ -1,6 +1,7 @@
 // A RecordSink that writes perf.data (perfdata::Writer): records byte for
-// byte, FINISHED_ROUND after every round of the session's time-ordered merge,
-// header and features at the end. "-" is pipe mode on stdout.
+// byte, each ring's records as the ring holds them (TakesRingRecords; or in
+// time order when another sink beside it needs the session's merge),
+// FINISHED_ROUND after every round, header and features at the end. "-" is pipe mode on stdout.
 //
 // When the events include tracepoints, the file gets the tracing data perf
 // script needs (perfdata/tracing_data.h), read from tracefs in Begin.
@@ -40,6 +41,10 @@ class PerfDataSink : public RecordSink {
 
   absl::Status Begin(const EventTable& events) override;
   absl::Status Write(const RecordView& rec, const EventInfo* event) override;
+  // Yes: a ring's records are copied as the ring holds them
+  // (perfdata::Writer::WriteRingRecords), FINISHED_ROUND after each pass.
+  bool TakesRingRecords() const override { return true; }
+  absl::Status WriteRingRecords(absl::Span<const absl::Span<const uint8_t>> pieces) override;
   // AUXTRACE_INFO as a record; each chunk as an AUXTRACE record followed by
   // its trace, written from the AUX area's pieces (no copy for large chunks).
   absl::Status WriteAuxInfo(absl::Span<const uint8_t> record) override;

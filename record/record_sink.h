@@ -22,7 +22,10 @@ namespace perfring {
 // The session calls, from one thread: Begin once; then, when the capture has
 // AUX trace, WriteAuxInfo once; then Write for every record in time order
 // (the synthesized side-band first, then ring records merged across rings by
-// time) with EndRound between rounds, and WriteAux for every chunk of AUX
+// time) with EndRound between rounds (or, for a sink that TakesRingRecords,
+// the ring records through WriteRingRecords, a ring at a time as the rings
+// hold them, with EndRound after each pass over the rings; records the
+// session makes itself still come through Write), and WriteAux for every chunk of AUX
 // trace drained (AUX trace has no timestamp of its own: a chunk comes after
 // the PERF_RECORD_AUX records that announced it were read, not necessarily
 // written); then End once. A
@@ -40,6 +43,20 @@ class RecordSink {
   // `event`: the record's event (IDENTIFIER), the first event for
   // synthesized records, or nullptr when the id matched no event.
   virtual absl::Status Write(const RecordView& rec, const EventInfo* event) = 0;
+  // Whether the sink takes the rings' records unmerged (WriteRingRecords):
+  // perf.data, whose readers sort each round themselves (FINISHED_ROUND), as
+  // perf record writes it. The session then skips its time-ordered merge.
+  // Must not change after Begin. Default: no (records come through Write).
+  virtual bool TakesRingRecords() const { return false; }
+  // The records one pass read from one ring, in ring order, as whole
+  // records laid back to back across `pieces` (a ring's two spans when it
+  // wrapped: a record may be split between them); valid only during the
+  // call. Records of different rings in one round are not in time order;
+  // those of different rounds are as FINISHED_ROUND orders them. Called only
+  // when TakesRingRecords.
+  virtual absl::Status WriteRingRecords(absl::Span<const absl::Span<const uint8_t>> /*pieces*/) {
+    return absl::UnimplementedError("this output takes records in time order only");
+  }
   // AUX trace (record/aux_drain.h). The AUXTRACE_INFO record (aux/
   // auxtrace_info.h's bytes, header included), before any WriteAux. Sinks
   // that do not carry AUX trace ignore it (the default).

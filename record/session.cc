@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 #include <thread>
 
@@ -13,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "decode/decoder.h"
 #include "decode/event_table.h"
+#include "reader/ring_reader.h"
 #include "reader/time_merge.h"
 #include "sampler/event_set.h"
 #include "record/status_line.h"
@@ -93,6 +95,35 @@ void AddCounts(const std::vector<EventSet::CounterReading>& counts, CaptureSumma
   }
 }
 
+// Hands each record of a ring's spans to fn(const RecordView&), in ring
+// order; a record whose body wraps from `first` into `second` (its header
+// never does: 8 bytes at an 8-aligned position) is made whole in `scratch`.
+// The spans hold whole, validated records (RingReader::PeekRaw).
+template <typename Fn>
+void ForEachRecordOf(const RingReader::RawSpans& spans, std::vector<uint64_t>* scratch, Fn&& fn) {
+  const absl::Span<const uint8_t> first = spans.first, second = spans.second;
+  size_t pos = 0;
+  for (; pos + sizeof(perf_event_header) <= first.size();) {
+    const uint16_t size = reinterpret_cast<const perf_event_header*>(first.data() + pos)->size;
+    if (pos + size <= first.size()) {
+      fn(MakeRecordView(first.data() + pos, size));
+    } else {
+      scratch->resize(size / 8);
+      uint8_t* whole = reinterpret_cast<uint8_t*>(scratch->data());
+      const size_t in_first = first.size() - pos;
+      std::memcpy(whole, first.data() + pos, in_first);
+      std::memcpy(whole + in_first, second.data(), size - in_first);
+      fn(MakeRecordView(whole, size));
+    }
+    pos += size;
+  }
+  for (pos -= first.size(); pos < second.size();) {
+    const uint16_t size = reinterpret_cast<const perf_event_header*>(second.data() + pos)->size;
+    fn(MakeRecordView(second.data() + pos, size));
+    pos += size;
+  }
+}
+
 // A line for the user, as RunRecord's notices go: options.notice, or stderr.
 void Say(const RecordOptions& options, const std::string& line) {
   if (options.notice) {
@@ -160,6 +191,19 @@ class Session {
   std::optional<TraceAreas> trace_areas_;  // one AUX area per ring, with its drain
   bool aux_reenable_ = true;  // false once DisableAll ran: a drain must not restart an event
   TimeOrderedMerge merge_;
+  // The sink takes the rings' records unmerged (RecordSink::TakesRingRecords):
+  // forward rings skip merge_ (--overwrite snapshots still go through it).
+  bool ring_records_ = false;
+  bool written_this_round_ = false;     // ring records went to the sink since the last EndRound
+  std::vector<uint64_t> wrapped_record_;  // a record whose body wraps, made whole
+  // A pass's rings with records, peeked (RingReader::PeekRaw) and written
+  // once every ring was read; reused.
+  struct PeekedRing {
+    size_t ring;
+    RingReader::RawSpans spans;
+    uint64_t first_time;
+  };
+  std::vector<PeekedRing> peeked_;
   CaptureSummary summary_;
   StatusLine status_line_;
   absl::flat_hash_map<const EventInfo*, int> index_of_;
@@ -189,6 +233,7 @@ absl::StatusOr<CaptureSummary> Session::Run(std::vector<std::string> notices) {
   summary_.notices = std::move(notices);
 
   if (absl::Status s = sink_->Begin(table); !s.ok()) return s;
+  ring_records_ = sink_->TakesRingRecords();
   if (absl::Status s = WriteAuxInfo(); !s.ok()) return s;
   if (absl::Status s = Synthesize(); !s.ok()) return s;
 
@@ -237,6 +282,7 @@ void Session::SwitchOutput() {
     if (sink_status_.ok()) sink_status_ = sink_->Write(rec, table.Resolve(rec.bytes, rec.size));
   });
   if (sink_status_.ok()) sink_status_ = sink_->EndRound();
+  written_this_round_ = false;
   if (!sink_status_.ok()) return;
   absl::StatusOr<std::string> kept = sink_->Switch();
   if (!kept.ok()) {
@@ -326,7 +372,9 @@ size_t Session::DrainPass(bool release, bool overwrite_snapshot) {
   RingCounts counts(summary_.events.size());
   for (size_t r = 0; r < events_.rings().size(); ++r) {
     EventSet::Ring& ring = events_.rings()[r];
-    const auto take = [&](const RecordView& rec) {
+    // What the session notes of every record: its AUX announcement and its
+    // counts; the event it resolved to.
+    const auto note = [&](const RecordView& rec) {
       const EventInfo* event = table.Resolve(rec.bytes, rec.size);
       if (trace_areas_ && rec.size >= sizeof(perf_event_header) &&
           reinterpret_cast<const perf_event_header*>(rec.bytes)->type == PERF_RECORD_AUX) {
@@ -336,12 +384,43 @@ size_t Session::DrainPass(bool release, bool overwrite_snapshot) {
           if (const AuxRecord* aux = decoded->get<AuxRecord>()) trace_areas_->drain(r).OnAuxRecord(*aux);
         }
       }
-      const uint64_t time = event != nullptr ? event->layout.TimeOf(rec.bytes, rec.size) : 0;
-      last_time_ = std::max(last_time_, time);
       counts.Count(rec, EventIndex(event));
+      return event;
+    };
+    const auto time_of = [](const EventInfo* event, const RecordView& rec) {
+      return event != nullptr ? event->layout.TimeOf(rec.bytes, rec.size) : 0;
+    };
+    const auto take = [&](const RecordView& rec) {
+      const uint64_t time = time_of(note(rec), rec);
+      last_time_ = std::max(last_time_, time);
       merge_.Push(time, rec);
     };
-    if (ring.reader) {
+    if (ring.reader && ring_records_) {
+      // perf's way: the ring's records straight to the sink as the ring
+      // holds them (no merge, no copy but the sink's), after this loop; the
+      // sink's readers sort each round (FINISHED_ROUND at the end of the pass).
+      const RingReader::RawSpans spans = ring.reader->PeekRaw();
+      if (spans.records != 0) {
+        // The first record's time, and the latest: the last record's (a
+        // ring's records are in time order). `last` is still in the ring,
+        // or in wrapped_record_.
+        RecordView last{};
+        const EventInfo* last_event = nullptr;
+        uint64_t first_time = 0;
+        bool first = true;
+        ForEachRecordOf(spans, &wrapped_record_, [&](const RecordView& rec) {
+          last_event = note(rec);
+          last = rec;
+          if (first) first_time = time_of(last_event, rec);
+          first = false;
+        });
+        last_time_ = std::max(last_time_, time_of(last_event, last));
+        peeked_.push_back({r, spans, first_time});
+      } else {
+        ring.reader->Consume(spans.end);
+      }
+      read += spans.records;
+    } else if (ring.reader) {
       read += ring.reader->ReadBatch(take);
     } else if (ring.overwrite && overwrite_snapshot) {
       // --overwrite: the newest records, with the ring's writes paused meanwhile, as perf does.
@@ -352,12 +431,28 @@ size_t Session::DrainPass(bool release, bool overwrite_snapshot) {
     }
     counts.Flush(ring.cpu, &summary_);
   }
+  // The rings' spans in the order of their first records' times: a file
+  // cut short (a full disk, a kill) keeps the oldest first, so the maps a
+  // command's exec announced on one CPU come before its samples taken on
+  // another in the same pass (their order within the round does not matter
+  // to readers otherwise).
+  std::sort(peeked_.begin(), peeked_.end(),
+            [](const PeekedRing& a, const PeekedRing& b) { return a.first_time < b.first_time; });
+  for (const PeekedRing& peeked : peeked_) {
+    const absl::Span<const uint8_t> pieces[] = {peeked.spans.first, peeked.spans.second};
+    if (sink_status_.ok()) sink_status_ = sink_->WriteRingRecords(pieces);
+    written_this_round_ = true;
+    // Consumed also after a sink failure (the capture stops): the kernel gets its room back.
+    events_.rings()[peeked.ring].reader->Consume(peeked.spans.end);
+  }
+  peeked_.clear();
   DrainAux(/*reenable=*/true);  // not once the capture has disabled its events
   if (!release) return read;
   const size_t released = merge_.EndRound([&](const RecordView& rec) {
     if (sink_status_.ok()) sink_status_ = sink_->Write(rec, table.Resolve(rec.bytes, rec.size));
   });
-  if (released != 0 && sink_status_.ok()) sink_status_ = sink_->EndRound();
+  if ((released != 0 || written_this_round_) && sink_status_.ok()) sink_status_ = sink_->EndRound();
+  written_this_round_ = false;
   return read;
 }
 
@@ -467,8 +562,9 @@ absl::Status Session::Finish() {
   // Let the kernel write the LOST records it still owes: it writes one before
   // the next record that fits, which needs room in the ring and running
   // events. So, while its count is ahead of the LOST records seen, keep the
-  // rings empty (drain into the merge only: the sink may be what is slow)
-  // and give the events a moment to fire.
+  // rings empty (drain into the merge only, the sink may be what is slow;
+  // a sink that takes ring records gets them, it copies them into its
+  // buffer) and give the events a moment to fire.
   const Clock::time_point settle_until = Clock::now() + kLostSettleTime;
   while (sink_status_.ok()) {
     absl::StatusOr<std::vector<EventSet::CounterReading>> counts = events_.ReadCounts();

@@ -459,6 +459,104 @@ TEST_F(WriterTest, SpanWritesGiveTheSameFileAsRecordWrites) {
   EXPECT_EQ(ReadFileOrDie(by_record), ReadFileOrDie(by_span));
 }
 
+// WriteRingRecords: the records of two rings, each ring's as it holds them.
+// `side_band` (the kernel map, COMM and MMAP2, time 0) is one ring and the
+// samples the other; the samples' ring is written first in every round, so
+// in the file the samples come before the map they fall in, as perf record
+// writes a round whose rings are read in that order.
+struct RingCapture {
+  std::vector<std::string> side_band, samples;
+};
+RingCapture SplitIntoRings(const std::vector<std::string>& recs) {
+  RingCapture rings;
+  for (const std::string& r : recs) {
+    const uint32_t type = RecordHeader::At(reinterpret_cast<const uint8_t*>(r.data())).type;
+    if (type == 68) continue;  // FINISHED_ROUND: the writer's own
+    (type == PERF_RECORD_SAMPLE ? rings.samples : rings.side_band).push_back(r);
+  }
+  return rings;
+}
+
+absl::Span<const uint8_t> Bytes(const std::string& s) {
+  return absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+}
+
+// Writes the samples ring (split into two pieces at byte `split` of its
+// span, as a ring that wrapped) and then the side-band ring, in one round.
+absl::Status WriteRingCapture(const std::string& path, const RingCapture& rings, size_t split) {
+  absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(path);
+  if (!w.ok()) return w.status();
+  RecordingInfo info;
+  info.cmdline = {"perfring", "record", "-o", path};
+  if (absl::Status s = (*w)->Begin(OneEvent(), info); !s.ok()) return s;
+  const std::string samples = Concat(rings.samples), side_band = Concat(rings.side_band);
+  const absl::Span<const uint8_t> sample_pieces[] = {Bytes(samples).subspan(0, split),
+                                                     Bytes(samples).subspan(split)};
+  if (absl::Status s = (*w)->WriteRingRecords(sample_pieces); !s.ok()) return s;
+  const absl::Span<const uint8_t> side_band_pieces[] = {Bytes(side_band)};
+  if (absl::Status s = (*w)->WriteRingRecords(side_band_pieces); !s.ok()) return s;
+  if (absl::Status s = (*w)->WriteFinishedRound(); !s.ok()) return s;
+  return (*w)->Finish();
+}
+
+TEST_F(WriterTest, RingRecordsAreWrittenAsTheRingsHoldThemASplitRecordWhole) {
+  const std::string path = TempPath("rings.data");
+  const RingCapture rings = SplitIntoRings(recs_);
+  // 20 bytes into the samples' span: the first sample (56 bytes) is split.
+  ASSERT_TRUE(WriteRingCapture(path, rings, 20).ok());
+  absl::StatusOr<std::unique_ptr<Reader>> r = Reader::Open(path);
+  ASSERT_TRUE(r.ok()) << r.status();
+  std::string read;
+  ASSERT_TRUE((*r)->ForEachRecord([&](const RecordRef& ref) {
+                    read.append(reinterpret_cast<const char*>(ref.bytes), ref.size);
+                    return absl::OkStatus();
+                  }).ok());
+  EXPECT_EQ(read, Concat(rings.samples) + Concat(rings.side_band) + RecordBuilder(68, 0).Finish());
+}
+
+// The BUILD_ID bookkeeping of ring records is done in time order, not file
+// order: the samples written before the (older) MMAP2 of the binary they
+// fall in still mark that binary. Tracked in file order, the binary would
+// have no sample and no build-id.
+TEST_F(WriterTest, RingRecordsMarkTheBinariesOfSamplesWrittenBeforeTheirMap) {
+  absl::StatusOr<std::string> exe = ReadElfBuildId(img_.exe);
+  if (!exe.ok()) GTEST_SKIP() << img_.exe << " has no build-id";
+  const std::string path = TempPath("rings.data");
+  ASSERT_TRUE(WriteRingCapture(path, SplitIntoRings(recs_), 0).ok());
+  absl::StatusOr<std::unique_ptr<Reader>> r = Reader::Open(path);
+  ASSERT_TRUE(r.ok()) << r.status();
+  std::map<std::string, std::string> ids;
+  for (const BuildIdEntry& e : (*r)->features().build_ids) ids[e.filename] = HexBytes(e.build_id);
+  EXPECT_EQ(ids[img_.exe], HexBytes(*exe));
+}
+
+// perf reads a file whose rounds are out of time order within a round, as
+// its own are, and sorts them: every sample, symbolized, in time order.
+TEST_F(WriterTest, PerfScriptSortsRingRecordsIntoTimeOrder) {
+  if (!HavePerf()) GTEST_SKIP() << "perf is not installed";
+  const std::string path = TempPath("rings.data");
+  ASSERT_TRUE(WriteRingCapture(path, SplitIntoRings(recs_), 20).ok());
+  test_util::CommandResult r = RunCommand("/usr/bin/perf script -F comm,pid,time,ip,sym -i " + path);
+  ExpectNoPerfWarning(r);
+  std::vector<std::string> lines = absl::StrSplit(r.out, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), static_cast<size_t>(kUserSamples + kKernelSamples)) << r.out;
+  EXPECT_TRUE(absl::StrContains(lines.front(), "writer_test")) << lines.front();
+  EXPECT_TRUE(absl::StrContains(lines.front(), "PerfringHotFunction")) << lines.front();
+  EXPECT_TRUE(absl::StrContains(lines.back(), "schedule")) << lines.back();
+}
+
+TEST_F(WriterTest, ABadRingSpanWritesNothing) {
+  absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(TempPath("bad.data"));
+  ASSERT_TRUE(w.ok());
+  ASSERT_TRUE((*w)->Begin(OneEvent(), RecordingInfo()).ok());
+  std::string span = Concat(SplitIntoRings(recs_).samples);
+  span.resize(span.size() - 8);  // the last record cut short
+  const absl::Span<const uint8_t> pieces[] = {Bytes(span)};
+  EXPECT_EQ((*w)->WriteRingRecords(pieces).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ((*w)->records(), 0u);
+  EXPECT_EQ((*w)->data_size(), 0u);
+}
+
 TEST(WriterFileTest, KeepsAnExistingFileAsDotOld) {
   const std::string path = TempPath("exists.data");
   test_util::WriteFileOrDie(path, "old capture");

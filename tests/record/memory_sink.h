@@ -80,6 +80,50 @@ class MemorySink : public RecordSink {
   std::chrono::milliseconds round_delay_;
 };
 
+// A MemorySink that takes the rings' records unmerged, as the perf.data sink
+// does (RecordSink::TakesRingRecords): each record of the pieces is stored
+// whole, with its event from the table Begin got, and the round it came in
+// (the number of EndRound calls before it).
+class RingRecordSink : public MemorySink {
+ public:
+  absl::Status Begin(const EventTable& events) override {
+    events_ = &events;
+    return MemorySink::Begin(events);
+  }
+  bool TakesRingRecords() const override { return true; }
+  absl::Status WriteRingRecords(absl::Span<const absl::Span<const uint8_t>> pieces) override {
+    ++ring_writes;
+    bool first = true;
+    std::string all;
+    for (const absl::Span<const uint8_t>& piece : pieces)
+      all.append(reinterpret_cast<const char*>(piece.data()), piece.size());
+    for (size_t pos = 0; pos < all.size();) {
+      perf_event_header header;
+      std::memcpy(&header, all.data() + pos, sizeof header);
+      if (header.size < sizeof header || pos + header.size > all.size()) {
+        return absl::InternalError("a ring piece holds a record cut short");
+      }
+      const RecordView rec = MakeRecordView(reinterpret_cast<const uint8_t*>(all.data() + pos), header.size);
+      const EventInfo* event = events_->Resolve(rec.bytes, rec.size);
+      if (first) ring_write_first_times.push_back({rounds, event ? event->layout.TimeOf(rec.bytes, rec.size) : 0});
+      first = false;
+      if (absl::Status s = Write(rec, event); !s.ok()) return s;
+      ring_record_rounds.push_back(rounds);
+      pos += header.size;
+    }
+    return absl::OkStatus();
+  }
+
+  int ring_writes = 0;
+  // For each record that came through WriteRingRecords, in order: its round.
+  std::vector<int> ring_record_rounds;
+  // For each WriteRingRecords call, in order: its round and its first record's time.
+  std::vector<std::pair<int, uint64_t>> ring_write_first_times;
+
+ private:
+  const EventTable* events_ = nullptr;
+};
+
 }  // namespace perfring
 
 #endif  // PERFRING_TESTS_RECORD_MEMORY_SINK_H_

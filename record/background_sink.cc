@@ -1,0 +1,184 @@
+#include "record/background_sink.h"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+namespace perfring {
+
+BackgroundSink::BackgroundSink(RecordSink* inner, size_t batch_bytes, size_t max_batches)
+    : inner_(inner),
+      batch_bytes_(batch_bytes < 8 ? 8 : batch_bytes),
+      max_batches_(max_batches < 1 ? 1 : max_batches),
+      current_(std::make_unique<Batch>()) {}
+
+BackgroundSink::~BackgroundSink() { Stop().IgnoreError(); }
+
+absl::Status BackgroundSink::Failure() const {
+  // The common case without the lock: no failure yet.
+  if (!failed_.load(std::memory_order_acquire)) return absl::OkStatus();
+  std::lock_guard<std::mutex> lock(mu_);
+  return failure_;
+}
+
+absl::Status BackgroundSink::Begin(const EventTable& events) {
+  if (absl::Status s = inner_->Begin(events); !s.ok()) return s;
+  if (!renderer_.joinable()) renderer_ = std::thread([this] { Run(); });
+  return absl::OkStatus();
+}
+
+size_t BackgroundSink::Append(const uint8_t* bytes, uint32_t size) {
+  Batch& batch = *current_;
+  const size_t offset = batch.bytes;
+  const size_t words = (offset + size + 7) / 8;
+  if (batch.words.size() < words) batch.words.resize(std::max(words, batch_bytes_ / 8 + 1));
+  std::memcpy(reinterpret_cast<uint8_t*>(batch.words.data()) + offset, bytes, size);
+  batch.bytes = words * 8;
+  return offset;
+}
+
+absl::Status BackgroundSink::Write(const RecordView& rec, const EventInfo* event) {
+  const size_t offset = Append(rec.bytes, rec.size);
+  current_->entries.push_back({Entry::kWrite, rec.size, offset, event});
+  if (current_->bytes >= batch_bytes_) HandOff();
+  return Failure();
+}
+
+absl::Status BackgroundSink::WriteAuxInfo(absl::Span<const uint8_t> record) {
+  if (record.size() > UINT32_MAX) return absl::InvalidArgumentError("AUXTRACE_INFO record too large");
+  const auto size = static_cast<uint32_t>(record.size());
+  const size_t offset = Append(record.data(), size);
+  current_->entries.push_back({Entry::kAuxInfo, size, offset, nullptr});
+  return Failure();
+}
+
+absl::Status BackgroundSink::WriteAux(const aux::AuxtraceChunk& chunk,
+                                      absl::Span<const absl::Span<const uint8_t>>) {
+  current_->chunks.push_back(chunk);
+  current_->entries.push_back({Entry::kAux, 0, current_->chunks.size() - 1, nullptr});
+  return Failure();
+}
+
+absl::Status BackgroundSink::EndRound() {
+  current_->entries.push_back({Entry::kEndRound, 0, 0, nullptr});
+  HandOff();
+  return Failure();
+}
+
+void BackgroundSink::HandOff() {
+  if (current_->entries.empty()) return;
+  std::unique_ptr<Batch> next;
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (queue_.size() >= max_batches_) {
+      ++stalls_;  // the renderer is behind: wait for it rather than drop
+      space_.wait(lock, [this] { return queue_.size() < max_batches_; });
+    }
+    queue_.push_back(std::move(current_));
+    if (!free_.empty()) {
+      next = std::move(free_.back());
+      free_.pop_back();
+    }
+  }
+  work_.notify_one();
+  current_ = next ? std::move(next) : std::make_unique<Batch>();
+  current_->Clear();
+}
+
+void BackgroundSink::WaitIdle() {
+  std::unique_lock<std::mutex> lock(mu_);
+  space_.wait(lock, [this] { return queue_.empty() && !busy_; });
+}
+
+void BackgroundSink::Run() {
+  for (;;) {
+    std::unique_ptr<Batch> batch;
+    bool failed = false;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      work_.wait(lock, [this] { return !queue_.empty() || stopping_; });
+      if (queue_.empty()) return;  // stopping, and everything is done
+      batch = std::move(queue_.front());
+      queue_.pop_front();
+      busy_ = true;
+      failed = !failure_.ok();
+    }
+    // After a failure the batches are only taken off the queue.
+    absl::Status status = failed ? absl::OkStatus() : RenderBatch(*batch);
+    const uint64_t bytes = inner_->BytesWritten();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!status.ok() && failure_.ok()) {
+        failure_ = std::move(status);
+        failed_.store(true, std::memory_order_release);
+      }
+      bytes_written_ = bytes;
+      batch->Clear();
+      free_.push_back(std::move(batch));
+      busy_ = false;
+    }
+    space_.notify_all();
+  }
+}
+
+absl::Status BackgroundSink::RenderBatch(const Batch& batch) {
+  const uint8_t* words = reinterpret_cast<const uint8_t*>(batch.words.data());
+  for (const Entry& entry : batch.entries) {
+    absl::Status s;
+    switch (entry.kind) {
+      case Entry::kWrite:
+        s = inner_->Write(MakeRecordView(words + entry.offset, entry.size), entry.event);
+        break;
+      case Entry::kAuxInfo:
+        s = inner_->WriteAuxInfo(absl::MakeConstSpan(words + entry.offset, entry.size));
+        break;
+      case Entry::kAux:
+        s = inner_->WriteAux(batch.chunks[entry.offset], {});
+        break;
+      case Entry::kEndRound:
+        s = inner_->EndRound();
+        break;
+    }
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> BackgroundSink::Switch() {
+  HandOff();
+  WaitIdle();
+  if (absl::Status s = Failure(); !s.ok()) return s;
+  return inner_->Switch();  // the renderer is idle until the next hand-off
+}
+
+absl::Status BackgroundSink::Stop() {
+  stopped_ = true;
+  if (renderer_.joinable()) {
+    HandOff();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping_ = true;
+    }
+    work_.notify_one();
+    renderer_.join();
+  }
+  return Failure();
+}
+
+absl::Status BackgroundSink::End(const CaptureSummary& summary) {
+  if (absl::Status s = Stop(); !s.ok()) return s;
+  return inner_->End(summary);
+}
+
+uint64_t BackgroundSink::BytesWritten() const {
+  if (stopped_) return inner_->BytesWritten();  // no renderer any more: the inner sink's own
+  std::lock_guard<std::mutex> lock(mu_);
+  return bytes_written_;
+}
+
+uint64_t BackgroundSink::stalls() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stalls_;
+}
+
+}  // namespace perfring

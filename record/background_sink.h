@@ -1,0 +1,130 @@
+// A RecordSink that hands what it gets to another sink on a thread of its
+// own: how `record --json` renders JSON (about 500 ns a record) off the
+// session's drain thread. The session's thread copies each record into a
+// batch and goes on; the renderer thread gives the batches, in order, to
+// the inner sink.
+//
+// Bounded, never lossy: at most `max_batches` full batches wait for the
+// renderer. When it falls that far behind, the next hand-off waits for it
+// (backpressure: the drain slows, the rings fill and the kernel counts what
+// it cannot write, in the LOST records every output gets; nothing is
+// dropped here), and stalls() counts those waits.
+//
+// The inner sink gets the calls it would get on the session's thread, in the
+// same order, so its output is byte for byte the same, with one exception:
+// WriteAux hands on the chunk but not its trace (empty pieces), so the inner
+// sink must not need the trace (JSON Lines writes the AUXTRACE record's
+// fields only). TakesRingRecords is no (the inner sink gets time order).
+// Begin, Switch and End run on the caller's thread, Switch and End once the
+// renderer has caught up (End then ends the thread). The first failure of
+// the inner sink is returned by the next call on the session's thread (End
+// at the latest); nothing is handed on after it.
+//
+// Ownership: does not own the inner sink, which must outlive this sink (or
+// its Stop). Thread-safety: call it, as any RecordSink, from one thread;
+// the inner sink is called from one thread at a time (the renderer, or the
+// caller once the renderer is idle), with a happens-before edge between the
+// two (the queue's mutex), so a sink that is not thread-safe is fine.
+#ifndef PERFRING_RECORD_BACKGROUND_SINK_H_
+#define PERFRING_RECORD_BACKGROUND_SINK_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "record/record_sink.h"
+
+namespace perfring {
+
+class BackgroundSink : public RecordSink {
+ public:
+  // A batch is handed on when it holds `batch_bytes` of records, at each
+  // EndRound, and before Switch and End.
+  explicit BackgroundSink(RecordSink* inner, size_t batch_bytes = 256 << 10, size_t max_batches = 4);
+  ~BackgroundSink() override;  // Stop()
+  BackgroundSink(const BackgroundSink&) = delete;
+  BackgroundSink& operator=(const BackgroundSink&) = delete;
+
+  absl::Status Begin(const EventTable& events) override;  // then starts the renderer
+  absl::Status Write(const RecordView& rec, const EventInfo* event) override;
+  absl::Status WriteAuxInfo(absl::Span<const uint8_t> record) override;
+  absl::Status WriteAux(const aux::AuxtraceChunk& chunk,
+                        absl::Span<const absl::Span<const uint8_t>> pieces) override;
+  absl::Status EndRound() override;
+  absl::StatusOr<std::string> Switch() override;
+  absl::Status End(const CaptureSummary& summary) override;
+  // The inner sink's count after the last batch the renderer finished.
+  uint64_t BytesWritten() const override;
+
+  // Hands on what is batched, waits for the renderer to finish it and ends
+  // the thread (End does it too). For a capture that failed before End, so
+  // that the inner sink can be abandoned with every record it was given.
+  // Returns the first failure of the inner sink. Later calls do nothing.
+  absl::Status Stop();
+
+  // How many hand-offs waited for the renderer (backpressure).
+  uint64_t stalls() const;
+
+ private:
+  struct Entry {
+    enum Kind : uint8_t { kWrite, kAuxInfo, kAux, kEndRound } kind;
+    uint32_t size;       // bytes of the record (kWrite, kAuxInfo)
+    size_t offset;       // of the record in Batch::words, or the chunk's index (kAux)
+    const EventInfo* event;
+  };
+  struct Batch {
+    std::vector<uint64_t> words;  // the records, 8-aligned, back to back
+    size_t bytes = 0;             // used of words
+    std::vector<Entry> entries;
+    std::vector<aux::AuxtraceChunk> chunks;
+    void Clear() {
+      bytes = 0;
+      entries.clear();
+      chunks.clear();
+    }
+  };
+
+  // Copies `size` bytes into the current batch; its offset there.
+  size_t Append(const uint8_t* bytes, uint32_t size);
+  // The current batch to the renderer (if it holds anything), waiting while
+  // max_batches_ wait already.
+  void HandOff();
+  // Waits until the renderer has finished every batch handed on.
+  void WaitIdle();
+  // The renderer thread: batches to the inner sink, in order.
+  void Run();
+  absl::Status RenderBatch(const Batch& batch);
+  // The first failure so far (any thread).
+  absl::Status Failure() const;
+
+  RecordSink* const inner_;
+  const size_t batch_bytes_;
+  const size_t max_batches_;
+  std::unique_ptr<Batch> current_;  // the session's thread's
+
+  mutable std::mutex mu_;
+  std::condition_variable work_;   // the renderer waits: a batch, or stop
+  std::condition_variable space_;  // the session waits: room in the queue, or idle
+  std::deque<std::unique_ptr<Batch>> queue_;  // handed on, in order
+  std::vector<std::unique_ptr<Batch>> free_;  // finished, for reuse
+  bool busy_ = false;       // the renderer holds a batch
+  bool stopping_ = false;
+  absl::Status failure_;    // the inner sink's first failure
+  // failure_ is set: read without the lock on every Write (acquire, paired
+  // with the renderer's release store after it set failure_ under mu_).
+  std::atomic<bool> failed_{false};
+  bool stopped_ = false;    // Stop ran (the session's thread's)
+  uint64_t bytes_written_ = 0;
+  uint64_t stalls_ = 0;
+  std::thread renderer_;
+};
+
+}  // namespace perfring
+
+#endif  // PERFRING_RECORD_BACKGROUND_SINK_H_
