@@ -29,8 +29,9 @@ namespace {
 constexpr size_t kBufferSize = 4 << 20;
 constexpr std::chrono::steady_clock::duration kFlushInterval = std::chrono::seconds(1);
 // Mapped output (file mode): the file is reserved and mapped this much at a
-// time. At most this much of the file is resident in perfring at once; three
-// system calls (munmap, fallocate, mmap) per window.
+// time. At most this much of the file is resident in perfring at once; four
+// system calls (fstat: not truncated meanwhile; munmap, fallocate, mmap) per
+// window.
 constexpr uint64_t kMapWindow = uint64_t{8} << 20;
 // WriteRingRecords writes what it has once this much waits and it came
 // within kFastFlushWindow of the last write (a capture writing more than
