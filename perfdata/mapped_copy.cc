@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <type_traits>
 
 namespace perfring::perfdata {
 namespace {
@@ -17,12 +18,18 @@ struct Guard {
   volatile sig_atomic_t active;
   uintptr_t begin, end;  // the window
   uintptr_t fault;       // si_addr, set by the handler before it jumps
+  // What to copy where (CopyIntoMapping's arguments; plain pointers: the
+  // struct stays trivial, so the thread_local needs no initialisation code).
+  uint8_t* to;
+  const absl::Span<const uint8_t>* pieces;
+  size_t piece_count;
   sigjmp_buf landing;
 };
 // initial-exec: in the static TLS block, allocated with the thread, so the
 // handler's read of it never allocates (a global-dynamic access may, the
 // first time a thread touches it, through __tls_get_addr).
 __attribute__((tls_model("initial-exec"))) thread_local Guard t_guard;
+static_assert(std::is_trivial_v<Guard>);
 
 // The SIGBUS action before ours, which every SIGBUS that is not ours gets.
 struct sigaction g_previous;
@@ -62,6 +69,24 @@ void InstallOnce() {
   (void)installed;
 }
 
+// The stores of CopyIntoMapping, out of its frame.
+__attribute__((noinline)) void StoreGuarded(Guard& g) {
+  // The window is recorded before `active` is set, and the stores stay
+  // between the two writes of `active` (as the handler sees them).
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  g.active = 1;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  uint8_t* out = g.to;
+  for (size_t i = 0; i < g.piece_count; ++i) {
+    const absl::Span<const uint8_t>& piece = g.pieces[i];
+    if (piece.empty()) continue;
+    std::memcpy(out, piece.data(), piece.size());
+    out += piece.size();
+  }
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  g.active = 0;
+}
+
 }  // namespace
 
 std::optional<size_t> CopyIntoMapping(uint8_t* window, size_t window_size, uint8_t* to,
@@ -70,8 +95,13 @@ std::optional<size_t> CopyIntoMapping(uint8_t* window, size_t window_size, uint8
   Guard& g = t_guard;
   g.begin = reinterpret_cast<uintptr_t>(window);
   g.end = g.begin + window_size;
+  g.to = to;
+  g.pieces = pieces.data();
+  g.piece_count = pieces.size();
   // No signal mask saved (that would be a system call per copy): the
   // handler runs with SIGBUS blocked, which the landing below undoes.
+  // Nothing of this frame but `g` (not modified) is used after sigsetjmp:
+  // the copy reads what it needs from the guard.
   if (sigsetjmp(g.landing, 0) != 0) {
     sigset_t bus;
     sigemptyset(&bus);
@@ -79,17 +109,7 @@ std::optional<size_t> CopyIntoMapping(uint8_t* window, size_t window_size, uint8
     pthread_sigmask(SIG_UNBLOCK, &bus, nullptr);
     return static_cast<size_t>(g.fault - g.begin);
   }
-  g.active = 1;
-  // The stores stay between the two writes of `active`.
-  std::atomic_signal_fence(std::memory_order_seq_cst);
-  uint8_t* out = to;
-  for (const absl::Span<const uint8_t>& piece : pieces) {
-    if (piece.empty()) continue;
-    std::memcpy(out, piece.data(), piece.size());
-    out += piece.size();
-  }
-  std::atomic_signal_fence(std::memory_order_seq_cst);
-  g.active = 0;
+  StoreGuarded(g);
   return std::nullopt;
 }
 
