@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -16,6 +17,7 @@
 #include "absl/strings/str_format.h"
 #include "decode/event_table.h"
 #include "perfdata/format.h"
+#include "perfdata/mapped_copy.h"
 #include "perfdata/output_file.h"
 #include "perfdata/status_macros.h"
 
@@ -27,8 +29,9 @@ namespace {
 constexpr size_t kBufferSize = 4 << 20;
 constexpr std::chrono::steady_clock::duration kFlushInterval = std::chrono::seconds(1);
 // Mapped output (file mode): the file is reserved and mapped this much at a
-// time. At most this much of the file is resident in perfring at once; three
-// system calls (munmap, fallocate, mmap) per window.
+// time. At most this much of the file is resident in perfring at once; four
+// system calls (fstat: not truncated meanwhile; munmap, fallocate, mmap) per
+// window.
 constexpr uint64_t kMapWindow = uint64_t{8} << 20;
 // WriteRingRecords writes what it has once this much waits and it came
 // within kFastFlushWindow of the last write (a capture writing more than
@@ -125,6 +128,12 @@ Writer::~Writer() {
 
 bool Writer::MapThrough(uint64_t at, uint64_t size) {
   if (window_ != nullptr && at >= window_offset_ && at + size <= window_offset_ + window_size_) return true;
+  // The next reservation would extend a file cut short back to its size
+  // with zeros where the records were: a truncation is an error here too.
+  if (window_ != nullptr && !ReservationIntact()) {
+    MappingLost(std::nullopt);
+    return false;
+  }
   if (window_ != nullptr) munmap(window_, window_size_);
   window_ = nullptr;
   const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
@@ -147,8 +156,48 @@ bool Writer::MapThrough(uint64_t at, uint64_t size) {
   return true;
 }
 
+bool Writer::ReservationIntact() const {
+  struct stat st;
+  if (fstat(fd_, &st) != 0) return true;  // nothing known: the stores will tell
+  return static_cast<uint64_t>(st.st_size) >= window_offset_ + window_size_;
+}
+
+void Writer::MappingLost(std::optional<uint64_t> fault) {
+  struct stat st;
+  const bool have_size = fstat(fd_, &st) == 0;
+  const uint64_t size = have_size ? static_cast<uint64_t>(st.st_size) : 0;
+  const uint64_t reserved = window_offset_ + window_size_;
+  mapped_output_ = false;
+  if (window_ != nullptr) munmap(window_, window_size_);
+  window_ = nullptr;
+  // The file is left as it is: extending it again (StopMapping's ftruncate)
+  // would put zeros where the records were.
+  const std::string left = absl::StrCat("the records written so far are lost or damaged; what is left is in ",
+                                        output_.temp_path, "; ", path_, " is untouched");
+  std::string cause;
+  if (!fault) {
+    cause = absl::StrFormat("the output file was truncated during the capture (%s is %u bytes; %u were reserved)",
+                            output_.temp_path, size, reserved);
+  } else if (have_size && size <= *fault) {
+    cause = absl::StrFormat(
+        "the output file was truncated during the capture (SIGBUS writing its mapping at byte %u; %s is "
+        "now %u bytes)",
+        *fault, output_.temp_path, size);
+  } else {
+    cause = absl::StrFormat(
+        "the file system could not back the output file's mapping (SIGBUS writing byte %u of %s: an I/O "
+        "error, or no space)",
+        *fault, output_.temp_path);
+  }
+  error_ = absl::DataLossError(absl::StrCat(path_, ": ", cause, "; ", left));
+}
+
 void Writer::StopMapping(uint64_t end) {
   if (!mapped_output_) return;
+  if (window_ != nullptr && !ReservationIntact()) {
+    MappingLost(std::nullopt);
+    return;
+  }
   mapped_output_ = false;
   if (window_ != nullptr) munmap(window_, window_size_);
   window_ = nullptr;
@@ -304,9 +353,14 @@ absl::Status Writer::Flush(const uint8_t* extra, size_t extra_size) {
   if (mapped_output_) {
     const uint64_t at = data_offset_ + data_on_disk;
     if (MapThrough(at, buffered_ + extra_size)) {
-      uint8_t* to = window_ + (at - window_offset_);
-      if (buffered_ != 0) std::memcpy(to, buffer_.get(), buffered_);
-      if (extra_size != 0) std::memcpy(to + buffered_, extra, extra_size);
+      // Guarded: a file truncated meanwhile makes these stores raise SIGBUS
+      // (perfdata/mapped_copy.h), which ends the capture with an error.
+      const absl::Span<const uint8_t> pieces[] = {{buffer_.get(), buffered_}, {extra, extra_size}};
+      if (std::optional<size_t> fault =
+              CopyIntoMapping(window_, window_size_, window_ + (at - window_offset_), pieces)) {
+        MappingLost(window_offset_ + *fault);
+        return error_;
+      }
       buffered_ = 0;
       buffered_records_ = 0;
       last_flush_ = std::chrono::steady_clock::now();

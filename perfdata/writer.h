@@ -23,6 +23,17 @@
 // the window's end, which readers take as the end of the records). Where
 // fallocate or the mapping is refused (a filesystem without fallocate, a
 // full disk, the file size limit), the writer goes on with writes. The
+// file cut short under the mapping by someone else (`truncate -s 0` or
+// `: > FILE` on the temporary file) makes a store into it raise SIGBUS:
+// the copy is guarded (perfdata/mapped_copy.h, a process-wide SIGBUS handler
+// installed at the first flush), so that, and a truncation seen when the
+// writer moves to its next window or ends the mapping, is an error,
+// DataLoss "PATH: the output file was truncated during the capture (SIGBUS
+// writing its mapping at byte N; TEMP is now M bytes); the records written
+// so far are lost or damaged; what is left is in TEMP; PATH is untouched",
+// after which the writer leaves the file as it is and writes nothing more
+// (a page the file system cannot back, an I/O error, is the same error
+// with that cause). The
 // only look at a record is a header check and, for SAMPLE/MMAP/MMAP2/FORK/
 // COMM, the few fields the BUILD_ID and SAMPLE_TIME features need. AUX trace
 // goes in as AUXTRACE records, each followed by its trace (WriteAuxtrace); in
@@ -207,11 +218,21 @@ class Writer {
   absl::Status WriteAll(const std::string& bytes);  // unbuffered, at the current offset
   // File mode: makes [at, at + size) of the file writable through window_,
   // reserving and mapping the next window when it is not; false when that
-  // is refused (then the writer writes from `at` on: StopMapping).
+  // is refused (then the writer writes from `at` on: StopMapping), or when
+  // the file was found truncated (then error_ is set: MappingLost).
   bool MapThrough(uint64_t at, uint64_t size);
   // Ends the mapped output: the file ends at `end` (the data written so
-  // far), the fd's offset is there, and later flushes write.
+  // far), the fd's offset is there, and later flushes write. A file found
+  // truncated is MappingLost instead.
   void StopMapping(uint64_t end);
+  // False when the file is shorter than the current window's end: someone
+  // truncated it under the mapping.
+  bool ReservationIntact() const;
+  // The mapped output cannot go on: the file was truncated under it, or a
+  // store raised SIGBUS at file offset `fault`. Sets error_ (DataLoss, one
+  // line naming the path, the temporary file and the cause), drops the
+  // mapping and leaves the file as it is.
+  void MappingLost(std::optional<uint64_t> fault);
   using FeatureList = std::vector<std::pair<int, std::string>>;  // {bit, payload}
   FeatureList CommonFeatures() const;  // known at Begin (pipe and file mode)
   FeatureList FileFeatures() const;    // all, ascending bit order (file mode)

@@ -13,7 +13,9 @@
 // one notice line; a directory, socket or block device is refused). A
 // file-size limit (EFBIG) or a full disk is one error line and the file is
 // finished at its temporary name, so it stays readable and the previous PATH
-// stays as it was. The sink owns the writer and its file; the destructor
+// stays as it was. The temporary file truncated by someone else during the
+// capture is one error line too (DataLoss, perfdata/writer.h), never a
+// SIGBUS; what is left of it stays at its temporary name. The sink owns the writer and its file; the destructor
 // abandons (Abandon) a file that End did not finish. Not thread-safe: the
 // session's thread only.
 #ifndef PERFRING_RECORD_PERF_DATA_SINK_H_

@@ -24,6 +24,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -209,6 +210,44 @@ TEST_F(RecordFaults, ADiskFullIsOneLineExit1AndTheCaptureSoFarStaysReadable) {
   EXPECT_EQ(dump_lines.back(), '\n');
   for (absl::string_view line : absl::StrSplit(dump_lines, '\n', absl::SkipEmpty()))
     ASSERT_FALSE(nlohmann::json::parse(line, nullptr, false).is_discarded()) << line;
+}
+
+// The output truncated by another process while the capture runs (`truncate
+// -s 0` of its temporary file, which the recorder writes through a shared
+// mapping): a store into the mapping then raises SIGBUS, which must be one
+// error line and exit 1, never a death by SIGBUS; the path stays untouched,
+// what is left stays at the temporary name, and a command being recorded is
+// ended, not waited for.
+TEST_F(RecordFaults, AnOutputTruncatedDuringTheCaptureIsOneLineExit1NotASigbus) {
+  for (const bool system_wide : {true, false}) {
+    SCOPED_TRACE(system_wide ? "-a" : "a command");
+    const std::string data = dir_ + (system_wide ? "/truncated_a.data" : "/truncated_cmd.data");
+    const std::string pid_file = dir_ + "/truncated_cmd.pid";
+    const std::string target =
+        system_wide ? std::string("-a --duration 60")
+                    : absl::StrCat("-- sh -c 'echo $$ >", pid_file, "; exec ", hot_loop_, " 60'");
+    // Wait for the temporary file to hold the header (Begin), then cut it.
+    const CommandResult r = RunCommand(absl::StrCat(
+        perfring_, " record -q -e cpu-clock -F 1000 -o ", data, " ", target, " & R=$!; ",
+        "for i in $(seq 600); do T=$(ls ", dir_, "/.", data.substr(dir_.size() + 1),
+        ".perfring-* 2>/dev/null); [ -s \"$T\" ] && break; sleep 0.1; done; ",
+        "truncate -s 0 \"$T\"; wait $R; echo rc=$?"));
+    EXPECT_THAT(r.out, HasSubstr("rc=1\n")) << r.err;  // 135 is a death by SIGBUS
+    EXPECT_EQ(Lines(r.err), 1) << r.err;
+    EXPECT_THAT(r.err, HasSubstr(absl::StrCat("perfring record: ", data,
+                                              ": the output file was truncated during the capture (")));
+    const std::vector<std::string> left = TemporaryOutputsOf(data);
+    ASSERT_EQ(left.size(), 1u);
+    EXPECT_THAT(r.err, HasSubstr(absl::StrCat("what is left is in ", left[0], "; ", data, " is untouched")));
+    EXPECT_FALSE(Exists(data));
+    if (!system_wide) {
+      // The command was ended with the capture (and is killed here if not).
+      const std::string pid = std::string(absl::StripAsciiWhitespace(ReadFileOrDie(pid_file)));
+      EXPECT_NE(RunCommand(absl::StrCat("kill -0 ", pid, " 2>/dev/null || exit 1; kill -KILL ", pid)).exit_code,
+                0)
+          << "the command outlived the capture";
+    }
+  }
 }
 
 // /dev/full (a character device: written directly, every write ENOSPC): one

@@ -985,6 +985,95 @@ TEST(WriterAuxtraceTest, AFileSizeLimitKeepsWholeAuxtraceRecordsAndTheirIndex) {
   }
 }
 
+// Another process truncates the file under the writer's mapping: the next
+// store into it raises SIGBUS, which must be an error status (naming the
+// path, the temporary file and the cause) and no crash; the error sticks,
+// the file is left as it is (not re-extended) and the path is untouched.
+TEST(WriterFileTest, AFileTruncatedUnderTheMappingIsAnErrorNotASigbus) {
+  const std::string path = TempPath("truncated.data");
+  absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(path);
+  ASSERT_TRUE(w.ok()) << w.status();
+  const std::string temp = (*w)->temp_path();
+  ASSERT_TRUE((*w)->Begin(OneEvent(), RecordingInfo()).ok());
+  const std::string rec = Sample(PERF_RECORD_MISC_USER, 0x1000, 5);
+  // Over the 4 MiB buffer: at least one flush, into the first 8 MiB window.
+  const int kRecords = (5 << 20) / static_cast<int>(rec.size());
+  for (int i = 0; i < kRecords; ++i) {
+    ASSERT_TRUE((*w)->WriteRecord(reinterpret_cast<const uint8_t*>(rec.data()), rec.size()).ok());
+  }
+  ASSERT_EQ(truncate(temp.c_str(), 0), 0);  // as `truncate -s 0` would
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_TRUE((*w)->WriteRecord(reinterpret_cast<const uint8_t*>(rec.data()), rec.size()).ok());
+  }
+  // The flush stores into pages the file no longer has.
+  const absl::Status status = (*w)->Finish();
+  EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << status;
+  EXPECT_TRUE(absl::StartsWith(status.message(), path + ": the output file was truncated during the "
+                                                        "capture (SIGBUS writing its mapping"))
+      << status;
+  EXPECT_TRUE(absl::StrContains(status.message(), temp)) << status;
+  EXPECT_EQ(status.message().find('\n'), absl::string_view::npos);
+  EXPECT_EQ((*w)->WriteFinishedRound(), status);  // the error sticks
+  EXPECT_EQ((*w)->Abandon(), temp);
+  struct stat st;
+  ASSERT_EQ(stat(temp.c_str(), &st), 0);
+  EXPECT_EQ(st.st_size, 0);  // left as the truncation left it
+  EXPECT_NE(stat(path.c_str(), &st), 0);
+}
+
+// A truncation with nothing more to store still ends the capture with the
+// error: the end of the mapping finds the file shorter than reserved (and
+// does not extend it again with zeros where the records were).
+TEST(WriterFileTest, AFileTruncatedUnderTheMappingIsAnErrorAtTheEndToo) {
+  const std::string path = TempPath("truncated_at_end.data");
+  absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(path);
+  ASSERT_TRUE(w.ok()) << w.status();
+  const std::string temp = (*w)->temp_path();
+  ASSERT_TRUE((*w)->Begin(OneEvent(), RecordingInfo()).ok());
+  ASSERT_EQ(truncate(temp.c_str(), 0), 0);
+  const absl::Status status = (*w)->Finish();
+  EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << status;
+  EXPECT_TRUE(absl::StartsWith(status.message(),
+                               path + ": the output file was truncated during the capture ("))
+      << status;
+  struct stat st;
+  ASSERT_EQ(stat(temp.c_str(), &st), 0);
+  EXPECT_EQ(st.st_size, 0);
+  EXPECT_NE(stat(path.c_str(), &st), 0);
+}
+
+// The guard catches only its own copy's SIGBUS: once it is installed, a
+// store into a truncated mapping outside a guarded copy still kills the
+// process with SIGBUS, as without it.
+TEST(WriterFileTest, ASigbusOutsideTheWritersCopiesStillKillsTheProcess) {
+  const std::string path = TempPath("unguarded.data");
+  const pid_t pid = fork();
+  if (pid == 0) {
+    absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(path);
+    if (!w.ok() || !(*w)->Begin(OneEvent(), RecordingInfo()).ok()) _exit(2);
+    const std::string rec = Sample(PERF_RECORD_MISC_USER, 0x1000, 5);
+    for (int i = 0; i < (5 << 20) / static_cast<int>(rec.size()); ++i) {  // a flush: the guard is in
+      if (!(*w)->WriteRecord(reinterpret_cast<const uint8_t*>(rec.data()), rec.size()).ok()) _exit(3);
+    }
+    const int fd = open(TempPath("unguarded.bytes").c_str(), O_RDWR | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0 || ftruncate(fd, 4096) != 0) _exit(4);
+    volatile uint8_t* m = static_cast<volatile uint8_t*>(
+        mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
+    if (m == MAP_FAILED || ftruncate(fd, 0) != 0) _exit(5);
+    const struct rlimit no_core = {0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);
+    m[0] = 1;  // SIGBUS
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+#if defined(__SANITIZE_ADDRESS__)
+  EXPECT_FALSE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;  // ASan's handler reports it
+#else
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS) << status;
+#endif
+}
+
 TEST(WriterFileTest, ACaptureNeverFinishedLeavesThePreviousFileAndIsAtItsTemporaryName) {
   const std::string path = TempPath("kept_good.data");
   test_util::WriteFileOrDie(path, "the good capture");
