@@ -103,16 +103,23 @@ static __always_inline void fill(struct execsnoop_event *e,
   bpf_probe_read_kernel_str(e->filename, sizeof(e->filename), (void *)ctx + off);
 }
 
+/* What a tracepoint program returns decides whether the kernel goes on to
+ * the perf events on the same tracepoint (perf_trace_run_bpf_submit): 0
+ * would silently drop sched_process_exec for every `perf record` or
+ * `perfring record -e sched:sched_process_exec` on the machine while
+ * execsnoop runs. 1 leaves them their samples. */
+#define KEEP_PERF_EVENTS 1
+
 SEC("tracepoint/sched/sched_process_exec")
 int execsnoop_ringbuf(struct trace_event_raw_sched_process_exec *ctx) {
   struct execsnoop_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
   if (!e) {
     count_drop();
-    return 0;
+    return KEEP_PERF_EVENTS;
   }
   fill(e, ctx);
   bpf_ringbuf_submit(e, wakeup_flags(0));
-  return 0;
+  return KEEP_PERF_EVENTS;
 }
 
 SEC("tracepoint/sched/sched_process_exec")
@@ -121,7 +128,7 @@ int execsnoop_ringbuf_output(struct trace_event_raw_sched_process_exec *ctx) {
   __builtin_memset(&e, 0, sizeof(e)); /* no kernel stack bytes leak out */
   fill(&e, ctx);
   if (bpf_ringbuf_output(&events, &e, sizeof(e), wakeup_flags(EVENT_SLOT)) != 0) count_drop();
-  return 0;
+  return KEEP_PERF_EVENTS;
 }
 
 SEC("tracepoint/sched/sched_process_exec")
@@ -132,7 +139,7 @@ int execsnoop_perfbuf(struct trace_event_raw_sched_process_exec *ctx) {
   long err = bpf_perf_event_output(ctx, &perf_events, BPF_F_CURRENT_CPU, &e, sizeof(e));
   /* -ENOSPC: this CPU's ring is full, and the kernel reports it (LOST). */
   if (err != 0 && err != -ENOSPC) count_drop();
-  return 0;
+  return KEEP_PERF_EVENTS;
 }
 
 char LICENSE[] SEC("license") = "GPL";

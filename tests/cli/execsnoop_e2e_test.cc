@@ -146,6 +146,37 @@ TEST_P(ExecsnoopE2eTest, JsonHoldsExactlyTheExecsAndASummary) {
   EXPECT_EQ(absl::StrContains(err, "ring buffer full"), via != "perfbuf") << err;
 }
 
+// The BPF programs hand the tracepoint on to the perf events on it: while
+// execsnoop runs, a `perfring record -e sched:sched_process_exec` (or perf's)
+// still gets its samples (a program returning 0 silently dropped them for
+// every recorder on the machine).
+TEST_P(ExecsnoopE2eTest, ARecorderOfTheSameTracepointKeepsItsSamples) {
+  const std::string via = GetParam();
+  const std::string json = TempPath("events.jsonl");
+  const std::string data = TempPath("exec.data");
+  const std::string marker = CopyOfTrue(), copy = CopyOfTrue();
+  Running run = Start({"execsnoop", "--via", via, "--json", json});
+  if (!WaitAttached(run, json, marker)) {
+    kill(run.pid, SIGKILL);
+    run.Wait();
+    const std::string err = ReadOrEmpty(run.err_path);
+    if (absl::StrContains(err, "not permitted")) GTEST_SKIP() << err;
+    FAIL() << "execsnoop never saw the marker exec: " << err;
+  }
+  const perfring::perfdata::test_util::CommandResult rec = RunCommand(
+      absl::StrCat(Perfring(), " record -q -o ", data, " -e sched:sched_process_exec -- ", copy));
+  kill(run.pid, SIGINT);
+  EXPECT_EQ(run.Wait(), 0) << ReadOrEmpty(run.err_path);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const perfring::perfdata::test_util::CommandResult dump = RunCommand(Perfring() + " dump " + data);
+  ASSERT_EQ(dump.exit_code, 0) << dump.err;
+  int samples = 0;
+  for (absl::string_view line : absl::StrSplit(dump.out, '\n', absl::SkipEmpty())) {
+    samples += nlohmann::json::parse(line)["type"] == "SAMPLE";
+  }
+  EXPECT_EQ(samples, 1) << dump.out;
+}
+
 INSTANTIATE_TEST_SUITE_P(Via, ExecsnoopE2eTest,
                          testing::Values("ringbuf", "ringbuf-output", "perfbuf"),
                          [](const testing::TestParamInfo<const char*>& info) {
