@@ -23,6 +23,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/cli/report_rows.h"
 #include "tests/perfdata/test_util.h"
 #include "tests/report/processed_profile_check.h"
 
@@ -39,26 +40,13 @@ using perfring::report::testing::ExpectWellFormed;
 using perfring::report::testing::StringAt;
 using ::testing::HasSubstr;
 
-struct Row {
-  double percent = 0;
-  std::string symbol;  // "f_large"
-};
+using Row = perfring::test_util::ReportRow;
 
-// The rows of `perfring report --no-children --sort sym -g none`
-// ("    53.10%  [.] f_large"), without the level.
+// The rows of `perfring report --no-children --sort sym -g none`, their
+// symbols without the level ("f_large").
 std::vector<Row> ReportRows(const std::string& text) {
-  std::vector<Row> rows;
-  static const std::regex re(R"(^\s+([0-9.]+)%\s+\[.\] (.*)$)");
-  for (absl::string_view line : absl::StrSplit(text, '\n')) {
-    std::smatch m;
-    std::string s(line);
-    if (!std::regex_match(s, m, re)) continue;
-    Row r;
-    absl::SimpleAtod(m[1].str(), &r.percent);
-    r.symbol = m[2].str();
-    while (!r.symbol.empty() && r.symbol.back() == ' ') r.symbol.pop_back();
-    rows.push_back(r);
-  }
+  std::vector<Row> rows = perfring::test_util::ParseReportRows(text);
+  for (Row& r : rows) r.symbol.erase(0, 4);  // "[.] "
   return rows;
 }
 

@@ -25,6 +25,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/cli/report_rows.h"
 #include "tests/perfdata/test_util.h"
 
 namespace {
@@ -37,27 +38,8 @@ using perfring::perfdata::test_util::RunCommand;
 using perfring::perfdata::test_util::TempPath;
 using perfring::perfdata::test_util::Runfile;
 
-struct Row {
-  double percent = 0;
-  std::string symbol;  // "[.] f_large"
-};
-
-// The rows of a --no-children --sort sym table ("    53.10%  [.] f_large").
-std::vector<Row> ParseRows(const std::string& text) {
-  std::vector<Row> rows;
-  static const std::regex re(R"(^\s+([0-9.]+)%\s+(\[.\] .*)$)");
-  for (absl::string_view line : absl::StrSplit(text, '\n')) {
-    std::smatch m;
-    std::string s(line);
-    if (!std::regex_match(s, m, re)) continue;
-    Row r;
-    absl::SimpleAtod(m[1].str(), &r.percent);
-    r.symbol = m[2].str();
-    while (!r.symbol.empty() && r.symbol.back() == ' ') r.symbol.pop_back();
-    rows.push_back(r);
-  }
-  return rows;
-}
+using Row = perfring::test_util::ReportRow;
+using perfring::test_util::ParseReportRows;
 
 double PercentOf(const std::vector<Row>& rows, const std::string& symbol) {
   for (const Row& r : rows)
@@ -103,7 +85,7 @@ class ReportE2e : public ::testing::Test {
         RunCommand(absl::StrCat("perf report -i ", data, " --no-children --sort sym --stdio"));
     ASSERT_EQ(perf.exit_code, 0) << perf.err;
     EXPECT_EQ(Totals(mine.out), Totals(perf.out));
-    std::vector<Row> a = ParseRows(mine.out), b = ParseRows(perf.out);
+    std::vector<Row> a = ParseReportRows(mine.out), b = ParseReportRows(perf.out);
     ASSERT_GE(a.size(), 4u) << mine.out;
     ASSERT_GE(b.size(), 4u) << perf.out;
     const char* hot[] = {"[.] f_large", "[.] f_medium", "[.] f_small", "[.] f_tiny"};
@@ -261,7 +243,7 @@ TEST_F(ReportE2e, ReadsPipeModeFromStdin) {
                                             " 0.3 2>/dev/null | ", perfring_,
                                             " report -q -i - --no-children --sort sym -g none"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::vector<Row> rows = ParseRows(r.out);
+  std::vector<Row> rows = ParseReportRows(r.out);
   ASSERT_GE(rows.size(), 1u) << r.out;
   EXPECT_EQ(rows[0].symbol, "[.] f_large");
   r = RunCommand(absl::StrCat(perfring_, " record -q -e cpu-clock -c 250000 -g -o - -- ", mix_,
