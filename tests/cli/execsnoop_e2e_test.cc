@@ -97,19 +97,28 @@ bool WaitAttached(Running& run, const std::string& json, const std::string& mark
   return false;
 }
 
+// Starts execsnoop ARGS (which write JSON Lines to `json`) and waits until
+// it is attached. "" once it is; else it was killed and this is its stderr.
+std::string StartAttached(const std::vector<std::string>& args, const std::string& json, Running* run) {
+  *run = Start(args);
+  if (WaitAttached(*run, json, CopyOfTrue())) return "";
+  kill(run->pid, SIGKILL);
+  run->Wait();
+  const std::string err = ReadOrEmpty(run->err_path);
+  return err.empty() ? "(no stderr)" : err;
+}
+
 class ExecsnoopE2eTest : public testing::TestWithParam<const char*> {};
 
 TEST_P(ExecsnoopE2eTest, JsonHoldsExactlyTheExecsAndASummary) {
   const std::string via = GetParam();
   const std::string json = TempPath("events.jsonl");
-  const std::string marker = CopyOfTrue(), copy = CopyOfTrue();
-  Running run = Start({"execsnoop", "--via", via, "--json", json});
-  if (!WaitAttached(run, json, marker)) {
-    kill(run.pid, SIGKILL);
-    run.Wait();
-    const std::string err = ReadOrEmpty(run.err_path);
-    if (absl::StrContains(err, "not permitted")) GTEST_SKIP() << err;
-    FAIL() << "execsnoop never saw the marker exec: " << err;
+  const std::string copy = CopyOfTrue();
+  Running run;
+  if (const std::string why = StartAttached({"execsnoop", "--via", via, "--json", json}, json, &run);
+      !why.empty()) {
+    if (absl::StrContains(why, "not permitted")) GTEST_SKIP() << why;
+    FAIL() << "execsnoop never saw the marker exec: " << why;
   }
   constexpr int kRuns = 10;
   std::set<int> pids;
@@ -154,14 +163,12 @@ TEST_P(ExecsnoopE2eTest, ARecorderOfTheSameTracepointKeepsItsSamples) {
   const std::string via = GetParam();
   const std::string json = TempPath("events.jsonl");
   const std::string data = TempPath("exec.data");
-  const std::string marker = CopyOfTrue(), copy = CopyOfTrue();
-  Running run = Start({"execsnoop", "--via", via, "--json", json});
-  if (!WaitAttached(run, json, marker)) {
-    kill(run.pid, SIGKILL);
-    run.Wait();
-    const std::string err = ReadOrEmpty(run.err_path);
-    if (absl::StrContains(err, "not permitted")) GTEST_SKIP() << err;
-    FAIL() << "execsnoop never saw the marker exec: " << err;
+  const std::string copy = CopyOfTrue();
+  Running run;
+  if (const std::string why = StartAttached({"execsnoop", "--via", via, "--json", json}, json, &run);
+      !why.empty()) {
+    if (absl::StrContains(why, "not permitted")) GTEST_SKIP() << why;
+    FAIL() << "execsnoop never saw the marker exec: " << why;
   }
   const perfring::perfdata::test_util::CommandResult rec = RunCommand(
       absl::StrCat(Perfring(), " record -q -o ", data, " -e sched:sched_process_exec -- ", copy));
@@ -189,16 +196,14 @@ TEST(ExecsnoopE2eTest, PerfDataWithDurationIsReadBackByDumpAndKeepsTheOldFile) {
   const std::string json = TempPath("events.jsonl");
   const std::string data = TempPath("execs.data");
   WriteFileOrDie(data, "the previous file");
-  const std::string marker = CopyOfTrue(), copy = CopyOfTrue();
+  const std::string copy = CopyOfTrue();
   const auto started = std::chrono::steady_clock::now();
-  Running run = Start({"execsnoop", "--via", "perfbuf", "--json", json, "-o", data,
-                       "--duration", "5"});
-  if (!WaitAttached(run, json, marker)) {
-    kill(run.pid, SIGKILL);
-    run.Wait();
-    const std::string err = ReadOrEmpty(run.err_path);
-    if (absl::StrContains(err, "not permitted")) GTEST_SKIP() << err;
-    FAIL() << "execsnoop never saw the marker exec: " << err;
+  Running run;
+  const std::vector<std::string> args = {"execsnoop", "--via", "perfbuf", "--json", json,
+                                       "-o",        data,      "--duration", "5"};
+  if (const std::string why = StartAttached(args, json, &run); !why.empty()) {
+    if (absl::StrContains(why, "not permitted")) GTEST_SKIP() << why;
+    FAIL() << "execsnoop never saw the marker exec: " << why;
   }
   constexpr int kRuns = 5;
   std::set<int> pids;
