@@ -200,7 +200,7 @@ TEST(ExecsnoopE2eTest, PerfDataWithDurationIsReadBackByDumpAndKeepsTheOldFile) {
   const auto started = std::chrono::steady_clock::now();
   Running run;
   const std::vector<std::string> args = {"execsnoop", "--via", "perfbuf", "--json", json,
-                                       "-o",        data,      "--duration", "5"};
+                                         "-o", data, "--duration", "5"};
   if (const std::string why = StartAttached(args, json, &run); !why.empty()) {
     if (absl::StrContains(why, "not permitted")) GTEST_SKIP() << why;
     FAIL() << "execsnoop never saw the marker exec: " << why;
