@@ -87,13 +87,7 @@ class HeldRecords {
   explicit HeldRecords(uint64_t limit) : limit_(limit) {}
 
   absl::Status Add(const RecordRef& ref, uint64_t time, uint32_t seq, bool stream) {
-    Entry e;
-    e.time = time;
-    e.bytes = ref.bytes;
-    e.event = ref.event;
-    e.offset = ref.offset;
-    e.size = ref.size;
-    e.seq = seq;
+    Entry e = Entry::Of(ref, time, seq);
     if (ref.transient) {
       held_bytes_ += AlignUp(ref.size, 8) + sizeof(Entry);
       if (held_bytes_ > limit_) return TooMuchHeld(ref.offset, limit_, stream);
@@ -175,6 +169,17 @@ RecordRef TimeOrderedRecords::Entry::ref() const {
   return r;
 }
 
+TimeOrderedRecords::Entry TimeOrderedRecords::Entry::Of(const RecordRef& r, uint64_t time, uint32_t seq) {
+  Entry e;
+  e.time = time;
+  e.bytes = r.bytes;
+  e.event = r.event;
+  e.offset = r.offset;
+  e.size = r.size;
+  e.seq = seq;
+  return e;
+}
+
 absl::StatusOr<TimeOrderedRecords> TimeOrderedRecords::Collect(
     Reader& reader, absl::FunctionRef<bool(const RecordRef&)> keep) {
   TimeOrderedRecords out;
@@ -210,12 +215,7 @@ absl::StatusOr<TimeOrderedRecords> TimeOrderedRecords::Collect(
       end_round();
     }
     if (!keep(ref)) return absl::OkStatus();
-    Entry e;
-    e.bytes = ref.bytes;
-    e.event = ref.event;
-    e.offset = ref.offset;
-    e.size = ref.size;
-    e.seq = here;
+    Entry e = Entry::Of(ref, SortTime(ref, &last_time), here);
     if (ref.transient) {
       decompressed_held += AlignUp(ref.size, 8) + sizeof(Entry);
       if (decompressed_held > limit) return TooMuchHeld(ref.offset, limit, /*stream=*/false);
@@ -228,7 +228,6 @@ absl::StatusOr<TimeOrderedRecords> TimeOrderedRecords::Collect(
       block_used += AlignUp(ref.size, 8);
       e.bytes = dst;
     }
-    e.time = SortTime(ref, &last_time);
     out.records_.push_back(e);
     return absl::OkStatus();
   });

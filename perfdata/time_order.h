@@ -81,6 +81,8 @@ class TimeOrderedRecords {
     uint32_t seq = 0;                // position among all the file's records (breaks ties;
                                      // ThreadNames' position)
     RecordRef ref() const;
+    // The entry of `r` (its bytes, still to be copied when r is transient).
+    static Entry Of(const RecordRef& r, uint64_t time, uint32_t seq);
   };
   const std::vector<Entry>& records() const { return records_; }
 
