@@ -28,6 +28,8 @@ namespace perfring::perfdata {
 namespace {
 
 using test_util::Comm;
+using test_util::PeakResidentKiB;
+using test_util::RunInChild;
 using test_util::MakeAttr;
 using test_util::PipeImage;
 using test_util::Sample;
@@ -165,52 +167,26 @@ TEST(StreamReaderTest, AStreamLargerThanTheAddressSpaceLimitIsReadToItsEnd) {
   }();
   for (Reader::Mode mode : {Reader::Mode::kStream, Reader::Mode::kWhole}) {
     FedPipe pipe(PipeImage(TwoEvents(), ""), body, repeats);
-    int fds[2];
-    ASSERT_EQ(::pipe(fds), 0);
-    const pid_t pid = fork();
-    if (pid == 0) {
-      close(fds[0]);
+    const std::string got = RunInChild([&]() -> std::string {
       close(pipe.write_fd());
       const rlimit limit{rlim_t{256} << 20, rlim_t{256} << 20};
-      std::string result;
-      if (setrlimit(RLIMIT_AS, &limit) != 0) {
-        result = "setrlimit failed";
-      } else if (absl::StatusOr<std::unique_ptr<Reader>> r = Reader::Open(pipe.path(), mode); !r.ok()) {
-        result = r.status().ToString();
-      } else {
-        uint64_t kernel_records = 0;
-        const absl::Status s = (*r)->ForEachRecord([&](const RecordRef& ref) {
-          kernel_records += ref.event != nullptr;
-          return absl::OkStatus();
-        });
-        result = s.ok() ? absl::StrCat("OK ", kernel_records) : s.ToString();
-      }
-      (void)!write(fds[1], result.data(), result.size());
-      _exit(0);
-    }
-    close(fds[1]);
-    std::string got;
-    char buf[4096];
-    for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) got.append(buf, n);
-    close(fds[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    ASSERT_TRUE(WIFEXITED(status));
+      if (setrlimit(RLIMIT_AS, &limit) != 0) return "setrlimit failed";
+      absl::StatusOr<std::unique_ptr<Reader>> r = Reader::Open(pipe.path(), mode);
+      if (!r.ok()) return r.status().ToString();
+      uint64_t kernel_records = 0;
+      const absl::Status s = (*r)->ForEachRecord([&](const RecordRef& ref) {
+        kernel_records += ref.event != nullptr;
+        return absl::OkStatus();
+      });
+      return s.ok() ? absl::StrCat("OK ", kernel_records) : s.ToString();
+    });
+    ASSERT_NE(got, "the child died");
     if (mode == Reader::Mode::kStream) {
       EXPECT_EQ(got, absl::StrCat("OK ", repeats * records_per_body));
     } else {
       EXPECT_TRUE(absl::StrContains(got, "more than 64 MiB from a stream")) << got;
     }
   }
-}
-
-// VmHWM of this process (peak resident memory, file-mapped pages included), in KiB.
-uint64_t PeakResidentKiB() {
-  std::ifstream status("/proc/self/status");
-  for (std::string line; std::getline(status, line);) {
-    if (absl::StartsWith(line, "VmHWM:")) return std::strtoull(line.c_str() + 6, nullptr, 10);
-  }
-  return 0;
 }
 
 // A 384 MiB file read twice (metadata, then every record) by a child: its
@@ -230,33 +206,16 @@ TEST(StreamReaderTest, AMappedFileIsReadInBoundedResidentMemory) {
     for (int i = 1; i < 384; ++i) fwrite(body.data(), 1, body.size(), f);
     ASSERT_EQ(fclose(f), 0);
   }
-  int fds[2];
-  ASSERT_EQ(pipe(fds), 0);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    std::string result;
+  const std::string got = RunInChild([&]() -> std::string {
     absl::StatusOr<std::unique_ptr<Reader>> r = Reader::Open(path);
-    if (!r.ok()) {
-      result = r.status().ToString();
-    } else {
-      uint64_t records = 0;
-      const absl::Status s = (*r)->ForEachRecord([&](const RecordRef&) {
-        ++records;
-        return absl::OkStatus();
-      });
-      result = s.ok() ? absl::StrCat(PeakResidentKiB()) : s.ToString();
-    }
-    (void)!write(fds[1], result.data(), result.size());
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string got;
-  char buf[256];
-  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) got.append(buf, n);
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
+    if (!r.ok()) return r.status().ToString();
+    uint64_t records = 0;
+    const absl::Status s = (*r)->ForEachRecord([&](const RecordRef&) {
+      ++records;
+      return absl::OkStatus();
+    });
+    return s.ok() ? absl::StrCat(PeakResidentKiB()) : s.ToString();
+  });
   unlink(path.c_str());
   uint64_t peak_kib = 0;
   ASSERT_TRUE(absl::SimpleAtoi(got, &peak_kib)) << got;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,15 @@ std::vector<std::string> TemporaryOutputsOf(const std::string& path);
 
 // True when /usr/bin/perf exists and runs.
 bool HavePerf();
+
+// VmHWM of this process (peak resident memory, file-mapped pages included),
+// in KiB; 0 when /proc/self/status has none.
+uint64_t PeakResidentKiB();
+
+// Runs `child` in a forked child (which then _exits) and returns the string
+// it returned, or "the child died" when it did not exit. For measurements
+// of a fresh process (peak memory, address-space limits).
+std::string RunInChild(const std::function<std::string()>& child);
 
 // Builds one record: header, then appended fields; Finish() pads to 8 and
 // sets header.size.

@@ -41,6 +41,8 @@ using test_util::FinishedRound;
 using test_util::MakeAttr;
 using test_util::PipeImage;
 using test_util::Sample;
+using test_util::PeakResidentKiB;
+using test_util::RunInChild;
 
 struct Written {
   uint64_t time;
@@ -265,15 +267,6 @@ TEST(TimeOrderTest, AFileOfTheSameCaptureTwiceIsHeldWholeInOneSortsOrder) {
   EXPECT_EQ(Streamed(data, false, false), OneSort(written));
 }
 
-// VmHWM of this process (peak resident memory, file-mapped pages included), in KiB.
-uint64_t PeakResidentKiB() {
-  std::ifstream status("/proc/self/status");
-  for (std::string line; std::getline(status, line);) {
-    if (absl::StartsWith(line, "VmHWM:")) return std::strtoull(line.c_str() + 6, nullptr, 10);
-  }
-  return 0;
-}
-
 // About 1 MiB of a recorder's rounds (two rings, overlapping times) starting
 // at time 0, and how far its times reach.
 struct Body {
@@ -318,53 +311,30 @@ void ShiftTimes(std::string* body, uint64_t by) {
 // "OK <records> <peak KiB> <peak KiB at the fork>", the records checked to
 // come in time order, or the error.
 std::string ForEachInChild(const std::string& path, Reader::Mode mode, int close_fd, uint64_t address_space) {
-  int fds[2];
-  if (pipe(fds) != 0) return "pipe failed";
-  const pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
+  return RunInChild([&]() -> std::string {
     if (close_fd >= 0) close(close_fd);
     const uint64_t at_start = PeakResidentKiB();
-    std::string result;
     const rlimit limit{address_space, address_space};
-    if (address_space != 0 && setrlimit(RLIMIT_AS, &limit) != 0) {
-      result = "setrlimit failed";
-    } else if (absl::StatusOr<std::unique_ptr<Reader>> r = Reader::Open(path, mode); !r.ok()) {
-      result = r.status().ToString();
-    } else {
-      uint64_t samples = 0, last = 0, late = 0;
-      bool ordered = true;
-      const absl::Status s = TimeOrderedRecords::ForEach(
-          **r, [](const RecordRef&) { return true; },
-          [&](const RecordRef& ref, uint32_t) {
-            if (ref.event == nullptr) return absl::OkStatus();
-            const uint64_t t = ref.event->layout.TimeOf(ref.bytes, ref.size);
-            ordered = ordered && t >= last;
-            last = t;
-            ++samples;
-            return absl::OkStatus();
-          },
-          &late);
-      if (!s.ok()) {
-        result = s.ToString();
-      } else if (!ordered || late != 0) {
-        result = "out of time order";
-      } else {
-        result = absl::StrCat("OK ", samples, " ", PeakResidentKiB(), " ", at_start);
-      }
-    }
-    (void)!write(fds[1], result.data(), result.size());
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string got;
-  char buf[256];
-  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) got.append(buf, n);
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (!WIFEXITED(status)) return "the child died";
-  return got;
+    if (address_space != 0 && setrlimit(RLIMIT_AS, &limit) != 0) return "setrlimit failed";
+    absl::StatusOr<std::unique_ptr<Reader>> r = Reader::Open(path, mode);
+    if (!r.ok()) return r.status().ToString();
+    uint64_t samples = 0, last = 0, late = 0;
+    bool ordered = true;
+    const absl::Status s = TimeOrderedRecords::ForEach(
+        **r, [](const RecordRef&) { return true; },
+        [&](const RecordRef& ref, uint32_t) {
+          if (ref.event == nullptr) return absl::OkStatus();
+          const uint64_t t = ref.event->layout.TimeOf(ref.bytes, ref.size);
+          ordered = ordered && t >= last;
+          last = t;
+          ++samples;
+          return absl::OkStatus();
+        },
+        &late);
+    if (!s.ok()) return s.ToString();
+    if (!ordered || late != 0) return "out of time order";
+    return absl::StrCat("OK ", samples, " ", PeakResidentKiB(), " ", at_start);
+  });
 }
 
 // A 768 MiB file of a long capture (rounds whose times go on rising): the
