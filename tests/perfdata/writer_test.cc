@@ -195,6 +195,19 @@ void ExpectNoPerfWarning(const test_util::CommandResult& r) {
   EXPECT_FALSE(absl::StrContains(r.err, "failed")) << r.err;
 }
 
+// `perf script` of a capture of WriterTest's records: every sample, the
+// first (in time order) the user one in this test's hot function, the last
+// the kernel's, and no complaint.
+void ExpectPerfScriptReadsEverySample(const std::string& path) {
+  test_util::CommandResult r = RunCommand("/usr/bin/perf script -F comm,pid,time,ip,sym -i " + path);
+  ExpectNoPerfWarning(r);
+  std::vector<std::string> lines = absl::StrSplit(r.out, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), static_cast<size_t>(kUserSamples + kKernelSamples)) << r.out;
+  EXPECT_TRUE(absl::StrContains(lines.front(), "writer_test")) << lines.front();
+  EXPECT_TRUE(absl::StrContains(lines.front(), "PerfringHotFunction")) << lines.front();
+  EXPECT_TRUE(absl::StrContains(lines.back(), "schedule")) << lines.back();
+}
+
 class WriterTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -319,13 +332,7 @@ TEST_F(WriterTest, PerfScriptReadsEverySampleWithoutWarning) {
   if (!HavePerf()) GTEST_SKIP() << "perf is not installed";
   const std::string path = TempPath("perf.data");
   ASSERT_TRUE(WriteCapture(path, recs_).ok());
-  test_util::CommandResult r = RunCommand("/usr/bin/perf script -F comm,pid,time,ip,sym -i " + path);
-  ExpectNoPerfWarning(r);
-  std::vector<std::string> lines = absl::StrSplit(r.out, '\n', absl::SkipEmpty());
-  ASSERT_EQ(lines.size(), static_cast<size_t>(kUserSamples + kKernelSamples)) << r.out;
-  EXPECT_TRUE(absl::StrContains(lines.front(), "writer_test")) << lines.front();
-  EXPECT_TRUE(absl::StrContains(lines.front(), "PerfringHotFunction")) << lines.front();
-  EXPECT_TRUE(absl::StrContains(lines.back(), "schedule")) << lines.back();
+  ExpectPerfScriptReadsEverySample(path);
 }
 
 TEST_F(WriterTest, PerfReportDumpCountsEveryRecordWithoutWarning) {
@@ -536,13 +543,7 @@ TEST_F(WriterTest, PerfScriptSortsRingRecordsIntoTimeOrder) {
   if (!HavePerf()) GTEST_SKIP() << "perf is not installed";
   const std::string path = TempPath("rings.data");
   ASSERT_TRUE(WriteRingCapture(path, SplitIntoRings(recs_), 20).ok());
-  test_util::CommandResult r = RunCommand("/usr/bin/perf script -F comm,pid,time,ip,sym -i " + path);
-  ExpectNoPerfWarning(r);
-  std::vector<std::string> lines = absl::StrSplit(r.out, '\n', absl::SkipEmpty());
-  ASSERT_EQ(lines.size(), static_cast<size_t>(kUserSamples + kKernelSamples)) << r.out;
-  EXPECT_TRUE(absl::StrContains(lines.front(), "writer_test")) << lines.front();
-  EXPECT_TRUE(absl::StrContains(lines.front(), "PerfringHotFunction")) << lines.front();
-  EXPECT_TRUE(absl::StrContains(lines.back(), "schedule")) << lines.back();
+  ExpectPerfScriptReadsEverySample(path);
 }
 
 TEST_F(WriterTest, ABadRingSpanWritesNothing) {
