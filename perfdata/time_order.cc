@@ -108,6 +108,15 @@ class HeldRecords {
     return absl::OkStatus();
   }
 
+  // A FINISHED_ROUND: what was added since the last one is sorted into the
+  // held records now, as Collect does per round (a round is a few ascending
+  // runs, merged where it overlaps the rounds before it), so that Release
+  // does not merge the many runs of a whole block at once.
+  void EndRound() {
+    SortAppended(entries_, head_, sorted_end_);
+    sorted_end_ = entries_.size();
+  }
+
   // Hands out, in (time, seq) order, every held record with time <= bound.
   absl::Status Release(uint64_t bound, absl::FunctionRef<absl::Status(const RecordRef&, uint32_t)> fn,
                        uint64_t* released_max) {
@@ -270,6 +279,10 @@ absl::Status TimeOrderedRecords::ForEach(Reader& reader, absl::FunctionRef<bool(
     kept = 0;
     s = reader.ForEachRecord([&](const RecordRef& ref) -> absl::Status {
       const uint32_t here = position++;
+      if (ref.size >= sizeof(perf_event_header) &&
+          LoadUnaligned<uint32_t>(ref.bytes) == kRecordFinishedRound) {
+        held.EndRound();
+      }
       if (!keep(ref)) return absl::OkStatus();
       PERFDATA_RETURN_IF_ERROR(held.Add(ref, SortTime(ref, &last_time), here, stream));
       if (++kept % kCheckpoint == 0) {
