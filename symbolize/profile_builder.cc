@@ -298,14 +298,22 @@ void DecodeAhead(Work* w, Record* scratch) {
 
 class Builder {
  public:
-  Builder(perfdata::Reader& reader, const ProfileOptions& options)
-      : reader_(reader), options_(options) {}
+  // How a file's records are put in time order: by_rounds, read once and
+  // released at FINISHED_ROUNDs (TimeOrderedRecords::ForEachByRounds), which
+  // gives up on a file whose records are more than a round late; or
+  // exactly, in two passes (ForEach).
+  Builder(perfdata::Reader& reader, const ProfileOptions& options, bool by_rounds)
+      : reader_(reader), options_(options), by_rounds_(by_rounds) {}
   ~Builder() {
     if (running_kallsyms_.valid()) running_kallsyms_.wait();
   }
 
   absl::Status Init();
   absl::StatusOr<Profile> Run();
+  // By rounds, Run gave up (a record more than a round late, or any error):
+  // start over in exact order, which gives the answer (or the error) of one
+  // sort of the whole file.
+  bool gave_up() const { return gave_up_; }
 
  private:
   struct DsoState {
@@ -353,6 +361,8 @@ class Builder {
 
   perfdata::Reader& reader_;
   const ProfileOptions& options_;
+  const bool by_rounds_;
+  bool gave_up_ = false;
   Profile profile_;
   Record record_;  // reused across records
 
@@ -1039,26 +1049,30 @@ absl::Status Builder::ReadRecords() {
       batch.items.reserve(kWorkBatch);
     };
     next_batch();
-    walked = perfdata::TimeOrderedRecords::ForEach(
-        reader_, KeepRecord, [&](const perfdata::RecordRef& ref, uint32_t seq) -> absl::Status {
-          Work& w = batch.items.emplace_back();
-          w.bytes = ref.bytes, w.size = ref.size, w.seq = seq, w.event = ref.event;
-          w.offset = ref.offset;
-          if (ref.transient) {  // valid during this call only
-            batch.copies.push_back(std::make_unique<uint8_t[]>(ref.size));
-            std::memcpy(batch.copies.back().get(), ref.bytes, ref.size);
-            w.bytes = batch.copies.back().get();
-          }
-          DecodeAhead(&w, &scratch);
-          if (batch.items.size() == kWorkBatch) {
-            if (!queue.Push(std::move(batch))) {
-              cancelled = true;
-              return absl::CancelledError("the resolution stopped");
-            }
-            next_batch();
-          }
-          return absl::OkStatus();
-        });
+    auto hand_on = [&](const perfdata::RecordRef& ref, uint32_t seq) -> absl::Status {
+      Work& w = batch.items.emplace_back();
+      w.bytes = ref.bytes, w.size = ref.size, w.seq = seq, w.event = ref.event;
+      w.offset = ref.offset;
+      if (ref.transient) {  // valid during this call only
+        batch.copies.push_back(std::make_unique<uint8_t[]>(ref.size));
+        std::memcpy(batch.copies.back().get(), ref.bytes, ref.size);
+        w.bytes = batch.copies.back().get();
+      }
+      DecodeAhead(&w, &scratch);
+      if (batch.items.size() == kWorkBatch) {
+        if (!queue.Push(std::move(batch))) {
+          cancelled = true;
+          return absl::CancelledError("the resolution stopped");
+        }
+        next_batch();
+      }
+      return absl::OkStatus();
+    };
+    bool late = false;
+    walked = by_rounds_
+                 ? perfdata::TimeOrderedRecords::ForEachByRounds(reader_, KeepRecord, hand_on, &late)
+                 : perfdata::TimeOrderedRecords::ForEach(reader_, KeepRecord, hand_on);
+    if (late) walked = absl::AbortedError("a record more than a round late");
     if (walked.ok() && !batch.items.empty() && !queue.Push(std::move(batch))) cancelled = true;
     if (cancelled) walked = absl::OkStatus();  // the resolving thread's error is the one
     queue.Finish();
@@ -1076,6 +1090,10 @@ absl::Status Builder::ReadRecords() {
     queue.Recycle(*std::move(batch));
   }
   walker.join();
+  if (by_rounds_ && (!walked.ok() || !resolved.ok())) {
+    gave_up_ = true;
+    return absl::AbortedError("given up by rounds");
+  }
   // The walk's errors (a malformed file) come from ForEach's first pass,
   // before any record is handed out: they win, as when the whole file was
   // read before the first record was resolved.
@@ -1134,7 +1152,15 @@ absl::StatusOr<Profile> Builder::Run() {
 }  // namespace
 
 absl::StatusOr<Profile> BuildProfile(perfdata::Reader& reader, const ProfileOptions& options) {
-  Builder builder(reader, options);
+  // A file is first read once, in rounds; a file that does not keep to them
+  // (or is malformed) is read again in exact order, from scratch.
+  if (!reader.streaming()) {
+    Builder builder(reader, options, /*by_rounds=*/true);
+    if (absl::Status s = builder.Init(); !s.ok()) return s;
+    absl::StatusOr<Profile> profile = builder.Run();
+    if (!builder.gave_up()) return profile;
+  }
+  Builder builder(reader, options, /*by_rounds=*/false);
   if (absl::Status s = builder.Init(); !s.ok()) return s;
   return builder.Run();
 }
