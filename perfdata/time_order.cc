@@ -108,6 +108,15 @@ class HeldRecords {
     return absl::OkStatus();
   }
 
+  // A FINISHED_ROUND: what was added since the last one is sorted into the
+  // held records now, as Collect does per round (a round is a few ascending
+  // runs, merged where it overlaps the rounds before it), so that Release
+  // does not merge the many runs of a whole block at once.
+  void EndRound() {
+    SortAppended(entries_, head_, sorted_end_);
+    sorted_end_ = entries_.size();
+  }
+
   // Hands out, in (time, seq) order, every held record with time <= bound.
   absl::Status Release(uint64_t bound, absl::FunctionRef<absl::Status(const RecordRef&, uint32_t)> fn,
                        uint64_t* released_max) {
@@ -157,6 +166,43 @@ class HeldRecords {
   std::map<const uint8_t*, std::unique_ptr<Block>> blocks_;  // by start
   Block* filling_ = nullptr;
 };
+
+// perf's rule, one round later: at the end of round N, what is not later
+// than the latest time read up to the end of round N-2 (perf: N-1). A
+// record a round later than perf's rule allows is not rare in perf's own
+// captures (a few in 100,000: a sample stamped before a ring was read but
+// not yet in it); with one more round held they keep their place. Counts
+// the records older than one already handed out in *late; with
+// stop_when_late, stops at the first (Aborted: the caller's to translate).
+absl::Status ReleaseByRounds(Reader& reader, absl::FunctionRef<bool(const RecordRef&)> keep,
+                             absl::FunctionRef<absl::Status(const RecordRef&, uint32_t seq)> fn,
+                             bool stop_when_late, HeldRecords* held, uint64_t* released_max,
+                             uint64_t* late) {
+  uint64_t latest = 0;  // the latest time read so far
+  uint64_t last_time = 0;
+  uint32_t position = 0;
+  // The latest at the last kStreamRoundsHeld FINISHED_ROUNDs, oldest first.
+  std::vector<uint64_t> at_rounds;
+  return reader.ForEachRecord([&](const RecordRef& ref) -> absl::Status {
+    const uint32_t here = position++;
+    if (ref.size >= sizeof(perf_event_header) &&
+        LoadUnaligned<uint32_t>(ref.bytes) == kRecordFinishedRound) {
+      if (at_rounds.size() == kStreamRoundsHeld) {
+        PERFDATA_RETURN_IF_ERROR(held->Release(at_rounds.front(), fn, released_max));
+        at_rounds.erase(at_rounds.begin());
+      }
+      at_rounds.push_back(latest);
+    }
+    if (!keep(ref)) return absl::OkStatus();
+    const uint64_t t = SortTime(ref, &last_time);
+    if (t < *released_max) {
+      ++*late;
+      if (stop_when_late) return absl::AbortedError("a record older than one handed out");
+    }
+    latest = std::max(latest, t);
+    return held->Add(ref, t, here, reader.streaming());
+  });
+}
 
 }  // namespace
 
@@ -270,6 +316,10 @@ absl::Status TimeOrderedRecords::ForEach(Reader& reader, absl::FunctionRef<bool(
     kept = 0;
     s = reader.ForEachRecord([&](const RecordRef& ref) -> absl::Status {
       const uint32_t here = position++;
+      if (ref.size >= sizeof(perf_event_header) &&
+          LoadUnaligned<uint32_t>(ref.bytes) == kRecordFinishedRound) {
+        held.EndRound();
+      }
       if (!keep(ref)) return absl::OkStatus();
       PERFDATA_RETURN_IF_ERROR(held.Add(ref, SortTime(ref, &last_time), here, stream));
       if (++kept % kCheckpoint == 0) {
@@ -278,33 +328,32 @@ absl::Status TimeOrderedRecords::ForEach(Reader& reader, absl::FunctionRef<bool(
       return absl::OkStatus();
     });
   } else {
-    // perf's rule, one round later: at the end of round N, what is not later
-    // than the latest time read up to the end of round N-2 (perf: N-1). A
-    // record a round later than perf's rule allows is not rare in perf's own
-    // captures (a few in 100,000: a sample stamped before a ring was read
-    // but not yet in it); with one more round held they keep their place.
-    uint64_t latest = 0;  // the latest time read so far
-    // The latest at the last kStreamRoundsHeld FINISHED_ROUNDs, oldest first.
-    std::vector<uint64_t> at_rounds;
-    s = reader.ForEachRecord([&](const RecordRef& ref) -> absl::Status {
-      const uint32_t here = position++;
-      if (ref.size >= sizeof(perf_event_header) &&
-          LoadUnaligned<uint32_t>(ref.bytes) == kRecordFinishedRound) {
-        if (at_rounds.size() == kStreamRoundsHeld) {
-          PERFDATA_RETURN_IF_ERROR(held.Release(at_rounds.front(), fn, &released_max));
-          at_rounds.erase(at_rounds.begin());
-        }
-        at_rounds.push_back(latest);
-      }
-      if (!keep(ref)) return absl::OkStatus();
-      const uint64_t t = SortTime(ref, &last_time);
-      if (t < released_max) ++late_records;
-      latest = std::max(latest, t);
-      return held.Add(ref, t, here, stream);
-    });
+    s = ReleaseByRounds(reader, keep, fn, /*stop_when_late=*/false, &held, &released_max,
+                        &late_records);
   }
   if (!s.ok()) return s;
   if (late != nullptr) *late = late_records;
+  return held.Release(UINT64_MAX, fn, &released_max);
+}
+
+}  // namespace perfring::perfdata
+
+namespace perfring::perfdata {
+
+absl::Status TimeOrderedRecords::ForEachByRounds(
+    Reader& reader, absl::FunctionRef<bool(const RecordRef&)> keep,
+    absl::FunctionRef<absl::Status(const RecordRef&, uint32_t seq)> fn, bool* late) {
+  *late = false;
+  HeldRecords held(InMemoryLimit());
+  uint64_t released_max = 0;
+  uint64_t late_records = 0;
+  absl::Status s = ReleaseByRounds(reader, keep, fn, /*stop_when_late=*/true, &held, &released_max,
+                                   &late_records);
+  if (late_records > 0) {
+    *late = true;
+    return absl::OkStatus();
+  }
+  if (!s.ok()) return s;
   return held.Release(UINT64_MAX, fn, &released_max);
 }
 

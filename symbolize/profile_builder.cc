@@ -7,9 +7,11 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <cstring>
 #include <future>
 #include <memory>
 #include <optional>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -27,6 +29,7 @@
 #include "perfdata/huge_pages.h"
 #include "perfdata/time_order.h"
 #include "symbolize/address_spaces.h"
+#include "symbolize/batch_queue.h"
 #include "symbolize/demangle.h"
 #include "symbolize/dso.h"
 #include "symbolize/dso_preloader.h"
@@ -184,16 +187,133 @@ class StackSet {
   absl::flat_hash_set<uint32_t, Hash, Eq> set_;
 };
 
+// What OnSample reads of a SAMPLE (the decoded record's fields; the chain
+// points into the record's bytes).
+struct SampleFields {
+  uint64_t sample_type = 0, ip = 0, addr = 0, time = 0, period = 0;
+  uint32_t pid = 0, tid = 0, cpu = 0;
+  U64Array callchain;
+  static SampleFields Of(const perfring::Sample& s) {
+    SampleFields f;
+    f.sample_type = s.sample_type, f.ip = s.ip, f.addr = s.addr, f.time = s.time;
+    f.period = s.period, f.pid = s.pid, f.tid = s.tid, f.cpu = s.cpu, f.callchain = s.callchain;
+    return f;
+  }
+};
+
+// One kept record on its way from the thread that walks the capture to the
+// one that resolves it, in time order. A SAMPLE without user registers and
+// stack is decoded by the walking thread (`decoded`); the resolving thread
+// decodes the other records, and any record the walking thread could not.
+struct Work {
+  const uint8_t* bytes = nullptr;  // header.size bytes: the reader's, or a copy in the batch
+  uint32_t size = 0;
+  uint32_t seq = 0;                // TimeOrderedRecords' position
+  const EventInfo* event = nullptr;
+  uint64_t offset = 0;
+  bool decoded = false;
+  uint16_t misc = 0;               // header.misc, when decoded
+  SampleFields sample;             // when decoded
+};
+
+// A run of Works and the copies of the transient records among them (from
+// COMPRESSED chunks): the bytes live as long as the batch.
+struct WorkBatch {
+  std::vector<Work> items;
+  std::vector<std::unique_ptr<uint8_t[]>> copies;
+};
+constexpr size_t kWorkBatch = 4096;   // records per batch
+constexpr size_t kBatchesAhead = 4;   // batches the walk may run ahead of the resolution
+
+// Which records BuildProfile reads.
+bool KeepRecord(const perfdata::RecordRef& ref) {
+  if (ref.size < sizeof(perf_event_header)) return false;
+  switch (LoadUnaligned<uint32_t>(ref.bytes)) {
+    case PERF_RECORD_SAMPLE: case PERF_RECORD_MMAP: case PERF_RECORD_MMAP2:
+    case PERF_RECORD_COMM: case PERF_RECORD_FORK: case PERF_RECORD_LOST:
+    case PERF_RECORD_LOST_SAMPLES:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The sample_type bits DecodeAhead reads without the decoder: the fixed
+// fields (at SampleLayout's offsets) and the callchain right after them.
+constexpr uint64_t kFixedSampleBits = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+                                      PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
+                                      PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+
+// A SAMPLE of only fixed fields and a callchain, read in place: true and
+// *out set when the record holds all of them (what DecodeRecord would
+// accept, with the same values), false to leave it to DecodeRecord.
+bool ReadFixedSample(const uint8_t* bytes, uint32_t size, const EventInfo& event, SampleFields* out) {
+  const uint64_t st = event.format.sample_type;
+  if ((st & ~(kFixedSampleBits | PERF_SAMPLE_CALLCHAIN)) != 0) return false;
+  const uint32_t record_size = LoadUnaligned<perf_event_header>(bytes).size;
+  const SampleLayout& l = event.layout;
+  const uint32_t fixed_end = static_cast<uint32_t>(l.variable_begin);
+  if (record_size > size || record_size % 8 != 0 || record_size < fixed_end) return false;
+  SampleFields f;
+  f.sample_type = st;
+  if (st & PERF_SAMPLE_CALLCHAIN) {
+    if (record_size - fixed_end < 8) return false;
+    const uint64_t nr = LoadUnaligned<uint64_t>(bytes + fixed_end);
+    if (nr > (record_size - fixed_end - 8) / 8) return false;
+    f.callchain = U64Array(bytes + fixed_end + 8, nr);
+  }
+  auto u64 = [bytes](int at) { return at < 0 ? 0 : LoadUnaligned<uint64_t>(bytes + at); };
+  auto u32 = [bytes](int at) { return at < 0 ? 0 : LoadUnaligned<uint32_t>(bytes + at); };
+  f.ip = u64(l.ip);
+  f.pid = u32(l.tid);
+  f.tid = l.tid < 0 ? 0 : u32(l.tid + 4);
+  f.time = u64(l.time);
+  f.addr = u64(l.addr);
+  f.cpu = u32(l.cpu);
+  f.period = u64(l.period);
+  *out = f;
+  return true;
+}
+
+// The walking thread's part of a record: a SAMPLE without REGS_USER and
+// STACK_USER decoded into w->sample (the user stack of those is unwound
+// where the maps are). A record that does not decode is left to the
+// resolving thread, which reports it in its place.
+void DecodeAhead(Work* w, Record* scratch) {
+  if (w->event == nullptr || LoadUnaligned<uint32_t>(w->bytes) != PERF_RECORD_SAMPLE) return;
+  const uint64_t st = w->event->format.sample_type;
+  if ((st & PERF_SAMPLE_REGS_USER) && (st & PERF_SAMPLE_STACK_USER)) return;
+  if (ReadFixedSample(w->bytes, w->size, *w->event, &w->sample)) {
+    w->misc = LoadUnaligned<perf_event_header>(w->bytes).misc;
+    w->decoded = true;
+    return;
+  }
+  if (!DecodeRecord(w->bytes, w->size, w->event->format, scratch).ok()) return;
+  const auto* s = scratch->get<perfring::Sample>();
+  if (s == nullptr) return;
+  w->sample = SampleFields::Of(*s);
+  w->misc = scratch->misc();
+  w->decoded = true;
+}
+
 class Builder {
  public:
-  Builder(perfdata::Reader& reader, const ProfileOptions& options)
-      : reader_(reader), options_(options) {}
+  // How a file's records are put in time order: by_rounds, read once and
+  // released at FINISHED_ROUNDs (TimeOrderedRecords::ForEachByRounds), which
+  // gives up on a file whose records are more than a round late; or
+  // exactly, in two passes (ForEach).
+  Builder(perfdata::Reader& reader, const ProfileOptions& options, bool by_rounds)
+      : reader_(reader), options_(options), by_rounds_(by_rounds) {}
   ~Builder() {
     if (running_kallsyms_.valid()) running_kallsyms_.wait();
   }
 
   absl::Status Init();
   absl::StatusOr<Profile> Run();
+  // By rounds, Run gave up (a record more than a round late, or any error):
+  // start over in exact order, which gives the answer (or the error) of one
+  // sort of the whole file.
+  bool gave_up() const { return gave_up_; }
 
  private:
   struct DsoState {
@@ -208,9 +328,16 @@ class Builder {
     bool perf_map = false;          // a JIT's perf-PID.map
   };
 
-  absl::Status OnRecord(const perfdata::TimeOrderedRecords::Entry& e);
-  absl::Status OnSample(const perfdata::TimeOrderedRecords::Entry& e, const perfring::Sample& s,
-                        uint16_t cpumode);
+  absl::Status OnRecord(const Work& w);
+  // `full`: the decoded record, for the user registers and stack of a
+  // dwarf sample; null when w was decoded ahead.
+  absl::Status OnSample(const Work& w, const SampleFields& s, uint16_t cpumode,
+                        const perfring::Sample* full);
+  // The records in time order, OnRecord'd: a file walked on a second thread
+  // (TimeOrderedRecords::ForEach, in batches), a stream collected first.
+  absl::Status ReadRecords();
+  // A copy of a callchain's bytes for stack_by_chain_'s keys, kept to the end.
+  absl::string_view KeepChain(absl::string_view chain);
   // The DSO named `name`, added on first sight. `perf_map`: a JIT's
   // perf-PID.map (symbols from it, not from an ELF file).
   uint32_t DsoIndex(absl::string_view name, bool kernel, bool perf_map = false);
@@ -234,6 +361,8 @@ class Builder {
 
   perfdata::Reader& reader_;
   const ProfileOptions& options_;
+  const bool by_rounds_;
+  bool gave_up_ = false;
   Profile profile_;
   Record record_;  // reused across records
 
@@ -258,6 +387,17 @@ class Builder {
   absl::flat_hash_map<std::pair<uint32_t, uint64_t>, uint32_t> function_by_start_;
   absl::flat_hash_map<std::string, uint32_t> comm_index_;
   absl::flat_hash_map<int32_t, uint32_t> thread_comm_;  // tid -> comm index
+  // thread_comm_ remembered by tid (direct-mapped, as generation_memo_; an
+  // entry dropped when a COMM or FORK names its thread), and the event of
+  // the last sample: the per-sample hash lookups they spare.
+  struct CommMemo {
+    int64_t tid = INT64_MIN;  // no thread: empty
+    uint32_t comm = kNone;
+  };
+  std::array<CommMemo, 256> comm_memo_{};
+  CommMemo& CommMemoOf(int32_t tid) { return comm_memo_[static_cast<uint32_t>(tid) % comm_memo_.size()]; }
+  const EventInfo* last_event_ = nullptr;
+  uint32_t last_event_index_ = 0;
   StackSet stack_index_{profile_};  // stacks of more than one frame
   std::vector<uint32_t> stack_of_location_;  // the one-frame stack of each location, or kNone
   absl::flat_hash_map<int32_t, std::optional<PerfMap>> perf_maps_;
@@ -267,7 +407,9 @@ class Builder {
     uint32_t stack = kNone;
     bool invalid_context = false;  // the chain held an invalid context value
   };
-  absl::flat_hash_map<ChainKey, CachedStack> stack_by_chain_;  // cleared at the end of Run
+  absl::flat_hash_map<ChainKey, CachedStack> stack_by_chain_;  // keys in chain_arena_
+  std::vector<std::unique_ptr<char[]>> chain_arena_;  // blocks of kept chains
+  size_t chain_arena_used_ = 0, chain_arena_size_ = 0;  // in the last block
   std::vector<uint64_t> unwound_;  // the user pcs of a dwarf sample
   DwarfUnwinder unwinder_;
 
@@ -640,27 +782,35 @@ uint32_t Builder::InternStack() {
   return index;
 }
 
-absl::Status Builder::OnSample(const perfdata::TimeOrderedRecords::Entry& e, const perfring::Sample& s,
-                               uint16_t cpumode) {
-  auto ev = event_index_.find(e.event);
-  if (ev == event_index_.end()) {
-    ++unattributed_;
-    return absl::OkStatus();
+absl::Status Builder::OnSample(const Work& w, const SampleFields& s, uint16_t cpumode,
+                               const perfring::Sample* full) {
+  if (w.event != last_event_ || w.event == nullptr) {
+    auto ev = event_index_.find(w.event);
+    if (ev == event_index_.end()) {
+      ++unattributed_;
+      return absl::OkStatus();
+    }
+    last_event_ = w.event;
+    last_event_index_ = ev->second;
   }
-  const EventInfo& info = *e.event;
+  const EventInfo& info = *w.event;
   const uint64_t type = s.sample_type;
   symbolize::Sample out;
-  out.event = ev->second;
-  out.record = e.seq;
+  out.event = last_event_index_;
+  out.record = w.seq;
   if (type & PERF_SAMPLE_TID) {
     out.pid = static_cast<int32_t>(s.pid);
     out.tid = static_cast<int32_t>(s.tid);
-    auto [c, unnamed] = thread_comm_.try_emplace(out.tid, kNone);
-    if (unnamed) {
-      // perf's names for threads no COMM named (kept until one does).
-      c->second = CommIndex(out.tid == 0 ? std::string("swapper") : absl::StrCat(":", out.tid));
+    CommMemo& memo = CommMemoOf(out.tid);
+    if (memo.tid != out.tid) {
+      auto [c, unnamed] = thread_comm_.try_emplace(out.tid, kNone);
+      if (unnamed) {
+        // perf's names for threads no COMM named (kept until one does).
+        c->second = CommIndex(out.tid == 0 ? std::string("swapper") : absl::StrCat(":", out.tid));
+      }
+      memo = {out.tid, c->second};
     }
-    out.comm = c->second;
+    out.comm = memo.comm;
   }
   if (type & PERF_SAMPLE_CPU) out.cpu = static_cast<int32_t>(s.cpu);
   if (type & PERF_SAMPLE_TIME) out.time = s.time;
@@ -696,8 +846,9 @@ absl::Status Builder::OnSample(const perfdata::TimeOrderedRecords::Entry& e, con
   // callchain, the user part unwound from the sampled registers and stack
   // (when that gives nothing, the callchain as recorded).
   scratch_.clear();
-  const bool dwarf = (type & PERF_SAMPLE_REGS_USER) && (type & PERF_SAMPLE_STACK_USER) &&
-                     s.stack_user.size > 0 && DwarfUnwinder::CanUnwind(s.regs_user);
+  const bool dwarf = full != nullptr && (type & PERF_SAMPLE_REGS_USER) &&
+                     (type & PERF_SAMPLE_STACK_USER) && full->stack_user.size > 0 &&
+                     DwarfUnwinder::CanUnwind(full->regs_user);
   // A stack from the callchain alone is a function of (the process's and
   // the kernel's maps, cpumode, the chain as recorded): samples of a hot
   // loop repeat it, so it is looked up once per distinct raw chain.
@@ -716,7 +867,7 @@ absl::Status Builder::OnSample(const perfdata::TimeOrderedRecords::Entry& e, con
       return AddSample(out);
     }
   }
-  const bool unwound = dwarf && UnwindUser(pid, out.tid, s) > 0;
+  const bool unwound = dwarf && UnwindUser(pid, out.tid, *full) > 0;
   const uint64_t invalid_before = invalid_contexts_;
   uint16_t mode = cpumode;
   for (size_t i = 0; has_chain && i < s.callchain.size(); ++i) {
@@ -739,7 +890,12 @@ absl::Status Builder::OnSample(const perfdata::TimeOrderedRecords::Entry& e, con
   }
   if (scratch_.empty() && (type & PERF_SAMPLE_IP)) scratch_.push_back(Resolve(pid, s.ip, cpumode));
   if (!scratch_.empty()) out.stack = InternStack();
-  if (cacheable) stack_by_chain_.emplace(chain_key, CachedStack{out.stack, invalid_contexts_ > invalid_before});
+  if (cacheable) {
+    // The key's chain borrowed the record: the cache keeps a copy (records
+    // of COMPRESSED chunks and their batches do not live to the end).
+    chain_key.chain = KeepChain(chain_key.chain);
+    stack_by_chain_.emplace(chain_key, CachedStack{out.stack, invalid_contexts_ > invalid_before});
+  }
   return AddSample(out);
 }
 
@@ -751,18 +907,34 @@ absl::Status Builder::AddSample(const symbolize::Sample& sample) {
   return absl::OkStatus();
 }
 
-absl::Status Builder::OnRecord(const perfdata::TimeOrderedRecords::Entry& e) {
-  const EventInfo* event = e.event;
+absl::string_view Builder::KeepChain(absl::string_view chain) {
+  constexpr size_t kBlock = 1 << 20;
+  if (chain_arena_.empty() || chain_arena_size_ - chain_arena_used_ < chain.size()) {
+    chain_arena_size_ = std::max(kBlock, chain.size());
+    chain_arena_.push_back(std::make_unique<char[]>(chain_arena_size_));
+    chain_arena_used_ = 0;
+  }
+  char* dst = chain_arena_.back().get() + chain_arena_used_;
+  std::memcpy(dst, chain.data(), chain.size());
+  chain_arena_used_ += chain.size();
+  return absl::string_view(dst, chain.size());
+}
+
+absl::Status Builder::OnRecord(const Work& w) {
+  if (w.decoded) return OnSample(w, w.sample, w.misc & PERF_RECORD_MISC_CPUMODE_MASK, nullptr);
+  const EventInfo* event = w.event;
   if (event == nullptr) {
     if (reader_.events().size() == 0) return absl::OkStatus();
     event = &reader_.events().at(0);
   }
-  absl::Status st = DecodeRecord(e.bytes, e.size, event->format, &record_);
-  if (!st.ok()) return absl::InvalidArgumentError(absl::StrFormat("offset 0x%x: %s", e.offset, st.message()));
+  absl::Status st = DecodeRecord(w.bytes, w.size, event->format, &record_);
+  if (!st.ok()) return absl::InvalidArgumentError(absl::StrFormat("offset 0x%x: %s", w.offset, st.message()));
   const uint16_t cpumode = record_.misc() & PERF_RECORD_MISC_CPUMODE_MASK;
   switch (record_.type()) {
-    case PERF_RECORD_SAMPLE:
-      return OnSample(e, *record_.get<perfring::Sample>(), cpumode);
+    case PERF_RECORD_SAMPLE: {
+      const perfring::Sample& sample = *record_.get<perfring::Sample>();
+      return OnSample(w, SampleFields::Of(sample), cpumode, &sample);
+    }
     case PERF_RECORD_MMAP:
     case PERF_RECORD_MMAP2: {
       uint32_t pid;
@@ -811,6 +983,7 @@ absl::Status Builder::OnRecord(const perfdata::TimeOrderedRecords::Entry& e) {
     case PERF_RECORD_COMM: {
       const auto* c = record_.get<CommRecord>();
       thread_comm_[static_cast<int32_t>(c->tid)] = CommIndex(absl::string_view(c->comm.data(), c->comm.size()));
+      CommMemoOf(static_cast<int32_t>(c->tid)) = {};
       return absl::OkStatus();
     }
     case PERF_RECORD_FORK: {
@@ -819,6 +992,7 @@ absl::Status Builder::OnRecord(const perfdata::TimeOrderedRecords::Entry& e) {
       MemoOf(static_cast<int32_t>(t->pid)) = {};
       auto parent = thread_comm_.find(static_cast<int32_t>(t->ptid));
       if (parent != thread_comm_.end()) thread_comm_[static_cast<int32_t>(t->tid)] = parent->second;
+      CommMemoOf(static_cast<int32_t>(t->tid)) = {};
       return absl::OkStatus();
     }
     case PERF_RECORD_LOST:
@@ -832,31 +1006,105 @@ absl::Status Builder::OnRecord(const perfdata::TimeOrderedRecords::Entry& e) {
   }
 }
 
-absl::StatusOr<Profile> Builder::Run() {
-  absl::StatusOr<perfdata::TimeOrderedRecords> sorted =
-      perfdata::TimeOrderedRecords::Collect(reader_, [](const perfdata::RecordRef& ref) {
-        if (ref.size < sizeof(perf_event_header)) return false;
-        switch (LoadUnaligned<uint32_t>(ref.bytes)) {
-          case PERF_RECORD_SAMPLE: case PERF_RECORD_MMAP: case PERF_RECORD_MMAP2:
-          case PERF_RECORD_COMM: case PERF_RECORD_FORK: case PERF_RECORD_LOST:
-          case PERF_RECORD_LOST_SAMPLES:
-            return true;
-          default:
-            return false;
-        }
-      });
-  if (!sorted.ok()) return sorted.status();
-  profile_.samples.reserve(sorted->records().size());
-  // Each location is appended once; room for as many as there are records
-  // costs address space only (pages are faulted in as they are filled),
-  // and spares the copies of a growing vector in most captures.
-  profile_.locations.reserve(sorted->records().size());
+absl::Status Builder::ReadRecords() {
+  if (reader_.streaming()) {
+    // A stream is read once, and ForEach's release at FINISHED_ROUNDs could
+    // hand out a late record out of time order: collected and sorted whole.
+    absl::StatusOr<perfdata::TimeOrderedRecords> sorted =
+        perfdata::TimeOrderedRecords::Collect(reader_, KeepRecord);
+    if (!sorted.ok()) return sorted.status();
+    profile_.samples.reserve(sorted->records().size());
+    profile_.locations.reserve(sorted->records().size());
+    perfdata::AdviseHugePages(profile_.samples.data(),
+                              profile_.samples.capacity() * sizeof(symbolize::Sample));
+    for (const perfdata::TimeOrderedRecords::Entry& e : sorted->records()) {
+      Work w;
+      w.bytes = e.bytes, w.size = e.size, w.seq = e.seq, w.event = e.event, w.offset = e.offset;
+      if (absl::Status s = OnRecord(w); !s.ok()) return s;
+    }
+    return absl::OkStatus();
+  }
+  // A file: walked, put in time order and its samples decoded on a thread
+  // of its own (TimeOrderedRecords::ForEach, holding only what a later
+  // record could still precede), resolved here batch by batch in that
+  // order. Room for as many samples and locations as the file could hold
+  // records costs address space only (pages are faulted in as they are
+  // filled) and spares the copies of growing vectors.
+  const uint64_t most_records = std::min<uint64_t>(reader_.input_size() / 32, uint64_t{1} << 26);
+  profile_.samples.reserve(most_records);
+  profile_.locations.reserve(most_records);
   perfdata::AdviseHugePages(profile_.samples.data(),
                             profile_.samples.capacity() * sizeof(symbolize::Sample));
-  for (const perfdata::TimeOrderedRecords::Entry& e : sorted->records()) {
-    if (absl::Status s = OnRecord(e); !s.ok()) return s;
+  BatchQueue<WorkBatch> queue(kBatchesAhead);
+  absl::Status walked;
+  std::thread walker([this, &queue, &walked] {
+    Record scratch;
+    WorkBatch batch;
+    bool cancelled = false;
+    auto next_batch = [&] {
+      std::optional<WorkBatch> reused = queue.Reuse();
+      batch = reused ? *std::move(reused) : WorkBatch{};
+      batch.items.clear();
+      batch.copies.clear();
+      batch.items.reserve(kWorkBatch);
+    };
+    next_batch();
+    auto hand_on = [&](const perfdata::RecordRef& ref, uint32_t seq) -> absl::Status {
+      Work& w = batch.items.emplace_back();
+      w.bytes = ref.bytes, w.size = ref.size, w.seq = seq, w.event = ref.event;
+      w.offset = ref.offset;
+      if (ref.transient) {  // valid during this call only
+        batch.copies.push_back(std::make_unique<uint8_t[]>(ref.size));
+        std::memcpy(batch.copies.back().get(), ref.bytes, ref.size);
+        w.bytes = batch.copies.back().get();
+      }
+      DecodeAhead(&w, &scratch);
+      if (batch.items.size() == kWorkBatch) {
+        if (!queue.Push(std::move(batch))) {
+          cancelled = true;
+          return absl::CancelledError("the resolution stopped");
+        }
+        next_batch();
+      }
+      return absl::OkStatus();
+    };
+    bool late = false;
+    walked = by_rounds_
+                 ? perfdata::TimeOrderedRecords::ForEachByRounds(reader_, KeepRecord, hand_on, &late)
+                 : perfdata::TimeOrderedRecords::ForEach(reader_, KeepRecord, hand_on);
+    if (late) walked = absl::AbortedError("a record more than a round late");
+    if (walked.ok() && !batch.items.empty() && !queue.Push(std::move(batch))) cancelled = true;
+    if (cancelled) walked = absl::OkStatus();  // the resolving thread's error is the one
+    queue.Finish();
+  });
+  absl::Status resolved;
+  while (std::optional<WorkBatch> batch = queue.Pop()) {
+    for (const Work& w : batch->items) {
+      resolved = OnRecord(w);
+      if (!resolved.ok()) break;
+    }
+    if (!resolved.ok()) {
+      queue.Cancel();
+      break;
+    }
+    queue.Recycle(*std::move(batch));
   }
-  stack_by_chain_ = {};  // its keys point into the records
+  walker.join();
+  if (by_rounds_ && (!walked.ok() || !resolved.ok())) {
+    gave_up_ = true;
+    return absl::AbortedError("given up by rounds");
+  }
+  // The walk's errors (a malformed file) come from ForEach's first pass,
+  // before any record is handed out: they win, as when the whole file was
+  // read before the first record was resolved.
+  if (!walked.ok()) return walked;
+  return resolved;
+}
+
+absl::StatusOr<Profile> Builder::Run() {
+  if (absl::Status s = ReadRecords(); !s.ok()) return s;
+  stack_by_chain_ = {};
+  chain_arena_.clear();
   if (invalid_contexts_ > 0) {
     Warn(absl::StrCat(invalid_contexts_,
                       " sample(s) whose callchain holds an invalid context value: their stacks end "
@@ -904,7 +1152,15 @@ absl::StatusOr<Profile> Builder::Run() {
 }  // namespace
 
 absl::StatusOr<Profile> BuildProfile(perfdata::Reader& reader, const ProfileOptions& options) {
-  Builder builder(reader, options);
+  // A file is first read once, in rounds; a file that does not keep to them
+  // (or is malformed) is read again in exact order, from scratch.
+  if (!reader.streaming()) {
+    Builder builder(reader, options, /*by_rounds=*/true);
+    if (absl::Status s = builder.Init(); !s.ok()) return s;
+    absl::StatusOr<Profile> profile = builder.Run();
+    if (!builder.gave_up()) return profile;
+  }
+  Builder builder(reader, options, /*by_rounds=*/false);
   if (absl::Status s = builder.Init(); !s.ok()) return s;
   return builder.Run();
 }

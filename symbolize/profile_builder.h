@@ -37,8 +37,13 @@ struct ProfileOptions {
 // kallsyms) is never an error: the addresses stay hex with their dso and
 // offset, and Profile::warnings says why, once per DSO.
 //
-// The reader is only read (ForEachRecord); the Profile owns everything it
-// holds. Not thread-safe with respect to `reader`.
+// The reader is only read (ForEachRecord), for a file on a second thread that
+// BuildProfile starts and joins before it returns: once, in FINISHED_ROUNDs,
+// and a second time (two passes, in exact time order) only when a record is
+// more than a round late or the file is malformed; a stream is read once,
+// whole (see perfdata/time_order.h). The Profile owns everything it holds.
+// Not thread-safe with respect to `reader`: nothing else may use it during
+// the call.
 absl::StatusOr<Profile> BuildProfile(perfdata::Reader& reader, const ProfileOptions& options);
 
 }  // namespace perfring::symbolize

@@ -254,6 +254,60 @@ TEST(TimeOrderTest, ARecordOlderThanAStreamsReleasedRoundsComesLateAndIsCounted)
   EXPECT_EQ(Streamed(data, true, false), (std::vector<uint32_t>{0, 5, 1, 10, 3, 6, 8, 11}));
 }
 
+// ForEachByRounds on a file image: the records handed out (positions), and
+// whether it gave up at a late record.
+std::vector<uint32_t> ByRounds(const std::string& data, bool* late) {
+  absl::StatusOr<std::unique_ptr<Reader>> r = Reader::FromBytes(FileImage({MakeAttr(0, {1})}, data));
+  EXPECT_TRUE(r.ok()) << r.status();
+  std::vector<uint32_t> positions;
+  if (!r.ok()) return positions;
+  const absl::Status s = TimeOrderedRecords::ForEachByRounds(
+      **r, [](const RecordRef&) { return true; },
+      [&](const RecordRef& ref, uint32_t seq) {
+        EXPECT_FALSE(ref.transient);
+        positions.push_back(seq);
+        return absl::OkStatus();
+      },
+      late);
+  EXPECT_TRUE(s.ok()) << s;
+  return positions;
+}
+
+TEST(TimeOrderTest, ForEachByRoundsOfARecordersFileIsOneSortsOrderInOnePass) {
+  std::mt19937 rng(13);
+  std::vector<Written> written;
+  const std::string data = RecorderRounds(rng, 60, &written);
+  bool late = true;
+  EXPECT_EQ(ByRounds(data, &late), OneSort(written));
+  EXPECT_FALSE(late);
+}
+
+// A record older than what an earlier round's release handed out: one sort
+// would put it before them, so ForEachByRounds stops there and says so (what
+// it handed out is a prefix of the file's records up to the late one).
+TEST(TimeOrderTest, ForEachByRoundsGivesUpAtARecordMoreThanARoundLate) {
+  // As in ARecordOlderThanAStreamsReleasedRoundsComesLateAndIsCounted
+  // (FINISHED_ROUNDs kept here): t=25 at position 10 comes after t=30 was
+  // handed out at position 9.
+  const std::string data =
+      Sample(1, 0x1, 10) + Sample(1, 0x2, 20) + FinishedRound() + Sample(1, 0x3, 30) +
+      FinishedRound() + Sample(1, 0x4, 15) + Sample(1, 0x5, 40) + FinishedRound() +
+      Sample(1, 0x6, 50) + FinishedRound() + Sample(1, 0x7, 25) + Sample(1, 0x8, 60) + FinishedRound();
+  bool late = false;
+  const std::vector<uint32_t> handed = ByRounds(data, &late);
+  EXPECT_TRUE(late);
+  // Released at position 7 (t <= 20) and 9 (t <= 30), FINISHED_ROUNDs
+  // taking the time before them.
+  EXPECT_EQ(handed, (std::vector<uint32_t>{0, 5, 1, 2, 3, 4}));
+  // One round late is no reason to give up.
+  bool late_without = true;
+  const std::string one_round_late =
+      Sample(1, 0x1, 10) + Sample(1, 0x2, 20) + FinishedRound() + Sample(1, 0x3, 30) +
+      FinishedRound() + Sample(1, 0x4, 15) + Sample(1, 0x5, 40) + FinishedRound();
+  EXPECT_EQ(ByRounds(one_round_late, &late_without), (std::vector<uint32_t>{0, 5, 1, 2, 3, 4, 6, 7}));
+  EXPECT_FALSE(late_without);
+}
+
 // The same capture concatenated with itself: no record of the first copy can
 // be handed out before the second copy's are read, so a file is held whole
 // (Collect's order all the same).

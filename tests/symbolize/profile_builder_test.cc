@@ -8,12 +8,16 @@
 #include <linux/perf_event.h>
 #include <sys/mman.h>
 
+#include <cstring>
 #include <fstream>
+
+#include <zstd.h>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "perfdata/features.h"
+#include "decode/record_type.h"
 #include "perfdata/format.h"
 #include "tests/perfdata/file_images.h"
 #include "tests/perfdata/test_util.h"
@@ -322,6 +326,124 @@ TEST_F(ProfileBuilderTest, ThreadsWithoutACommAreNamedAsPerfNamesThem) {
   EXPECT_EQ(p->events.size(), 1u);
   EXPECT_EQ(p->events[0].samples, 2u);
   EXPECT_EQ(p->events[0].period, 2000u);
+}
+
+// A file is walked and time-ordered on a second thread and resolved in
+// batches of a few thousand records: side-band read in the file after the
+// samples it precedes in time (each round written as two rings' runs) still
+// applies to them, across batch boundaries, and a COMM renames a thread for
+// its later samples only (the resolving thread remembers each thread's comm).
+TEST_F(ProfileBuilderTest, RecordsOfManyBatchesAreResolvedInTimeOrder) {
+  Mapped over = pie_;
+  over.base = lib_.map_start() - (pie_.text.vaddr & ~uint64_t{4095});
+  const uint64_t ip = lib_.At("c_function");
+  constexpr int kRounds = 40, kPerRing = 200;
+  std::string data;
+  std::vector<uint64_t> times;  // of the samples, in file order
+  for (int r = 0; r < kRounds; ++r) {
+    const uint64_t base = 1000 * static_cast<uint64_t>(r + 1);
+    std::string ring_a, ring_b;
+    // Ring B opens the round with the map (and at round 20 a rename) at its
+    // first instant; ring A, written first, has later samples of the round.
+    ring_b += (r % 2 == 0 ? lib_ : over).MmapAt(10, base);
+    if (r == 0) ring_b += CommRecord(10, 10, base, "first", false);
+    if (r == 20) ring_b += CommRecord(10, 10, base, "renamed", false);
+    for (int k = 0; k < kPerRing; ++k) {
+      ring_a += SampleRecord(10, 10, base + 1 + 2 * k, ip, {});
+      ring_b += SampleRecord(10, 10, base + 2 + 2 * k, ip, {});
+    }
+    data += ring_a + ring_b + perfdata::test_util::FinishedRound();
+    for (int k = 0; k < kPerRing; ++k) times.push_back(base + 1 + 2 * k);
+    for (int k = 0; k < kPerRing; ++k) times.push_back(base + 2 + 2 * k);
+  }
+  absl::StatusOr<Profile> p = Build(data);
+  ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_EQ(p->samples.size(), times.size());
+  for (size_t i = 0; i < p->samples.size(); ++i) {
+    const Sample& s = p->samples[i];
+    ASSERT_EQ(s.time, times[i]) << i;  // file order
+    if (i > 0) {
+      ASSERT_LT(p->samples[i - 1].record, s.record) << i;
+    }
+    const uint64_t round = s.time / 1000 - 1;
+    ASSERT_EQ(p->mappings[p->locations[*p->stack_begin(s.stack)].mapping].dso,
+              round % 2 == 0 ? lib_.path : pie_.path)
+        << "sample " << i << " at time " << s.time;
+    ASSERT_EQ(p->comms[s.comm], round >= 20 ? "renamed" : "first") << "sample " << i;
+  }
+  EXPECT_EQ(p->events[0].samples, times.size());
+}
+
+// A file is read once by FINISHED_ROUNDs; a sample older than records an
+// earlier round handed out makes it start over in exact order, so that
+// the sample still sees the maps of its time (by rounds it would come
+// after the map that replaced them).
+TEST_F(ProfileBuilderTest, ASampleMoreThanARoundLateStillSeesTheMapsOfItsTime) {
+  Mapped over = pie_;
+  over.base = lib_.map_start() - (pie_.text.vaddr & ~uint64_t{4095});
+  const uint64_t ip = lib_.At("c_function");
+  const std::string round = perfdata::test_util::FinishedRound();
+  const std::string data = lib_.MmapAt(10, 1) + SampleRecord(10, 10, 2, ip, {}) + round +
+                           over.MmapAt(10, 30) + SampleRecord(10, 10, 31, ip, {}) + round +
+                           SampleRecord(10, 10, 40, ip, {}) + round + SampleRecord(10, 10, 50, ip, {}) +
+                           round + SampleRecord(10, 10, 5, ip, {}) + round;
+  absl::StatusOr<Profile> p = Build(data);
+  ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_EQ(p->samples.size(), 5u);
+  auto dso = [&](size_t i) {
+    return p->mappings[p->locations[*p->stack_begin(p->samples[i].stack)].mapping].dso;
+  };
+  EXPECT_EQ(dso(0), lib_.path);
+  EXPECT_EQ(dso(1), pie_.path);
+  EXPECT_EQ(p->samples[4].time, 5u);
+  EXPECT_EQ(dso(4), lib_.path);
+  EXPECT_EQ(p->events[0].samples, 5u);  // counted once, not once per reading
+  EXPECT_EQ(p->stacks.size(), 2u);
+}
+
+// A record the resolution rejects, batches into the file: its error, in its
+// place, and the walking thread stops (no hang, nothing after it applied).
+TEST_F(ProfileBuilderTest, AMalformedSampleFarIntoTheFileIsAnErrorNamingIt) {
+  std::string good;
+  for (int k = 0; k < 10000; ++k) good += SampleRecord(10, 10, 10 + k, 0x1000, {0x1000, 0x2000});
+  // The same sample with a callchain count past the record's end.
+  std::string bad = SampleRecord(10, 10, 20000, 0x1000, {0x1000, 0x2000});
+  const size_t nr_at = bad.size() - 3 * 8;
+  const uint64_t huge = 1000;
+  std::memcpy(&bad[nr_at], &huge, 8);
+  std::string after;
+  for (int k = 0; k < 10000; ++k) after += SampleRecord(10, 10, 30000 + k, 0x1000, {});
+  absl::StatusOr<Profile> p = Build(good + bad + after);
+  ASSERT_FALSE(p.ok());
+  EXPECT_TRUE(absl::StrContains(p.status().message(), "callchain")) << p.status();
+  EXPECT_TRUE(absl::StrContains(p.status().message(), "offset 0x")) << p.status();
+}
+
+// Records of COMPRESSED chunks live only as long as the batch that carried
+// them; a stack cached by its raw callchain must not point into them
+// (ASan: a use after free when a later batch's sample looks the chain up).
+TEST_F(ProfileBuilderTest, CallchainsOfCompressedRecordsStayCachedAfterTheirBatch) {
+  const std::vector<uint64_t> chain = {PERF_CONTEXT_USER, lib_.At("c_function"), lib_.At("c_function", 4)};
+  std::string records = lib_.MmapAt(10, 1);
+  for (int k = 0; k < 20000; ++k) records += SampleRecord(10, 10, 10 + k, chain[1], chain);
+  std::string compressed(ZSTD_compressBound(records.size()), '\0');
+  compressed.resize(
+      ZSTD_compress(compressed.data(), compressed.size(), records.data(), records.size(), 3));
+  std::string data;
+  for (size_t pos = 0; pos < compressed.size(); pos += 30000) {
+    const std::string piece = compressed.substr(pos, 30000);
+    perfdata::AppendRecordHeader(&data, kRecordCompressed, 0,
+                                 static_cast<uint16_t>(8 + piece.size()));
+    data += piece;
+  }
+  absl::StatusOr<Profile> p = Build(data);
+  ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_EQ(p->samples.size(), 20000u);
+  EXPECT_EQ(p->stacks.size(), 1u);
+  for (const Sample& s : p->samples) ASSERT_EQ(s.stack, p->samples[0].stack);
+  const std::vector<std::string> names = testing::StackNames(*p, p->samples[0]);
+  ASSERT_EQ(names.size(), 2u);
+  EXPECT_EQ(names[0], "c_function");
 }
 
 TEST_F(ProfileBuilderTest, UserMistakesAreOneLineErrors) {
