@@ -13,6 +13,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "decode/decoder.h"
+#include "decode/record_pieces.h"
 #include "decode/event_table.h"
 #include "reader/ring_reader.h"
 #include "reader/time_merge.h"
@@ -92,35 +93,6 @@ void AddCounts(const std::vector<EventSet::CounterReading>& counts, CaptureSumma
     event.kernel_lost += count.lost;
     if (count.lost != 0) event.kernel_lost_per_cpu[count.cpu] += count.lost;
     summary->kernel_lost += count.lost;
-  }
-}
-
-// Hands each record of a ring's spans to fn(const RecordView&), in ring
-// order; a record whose body wraps from `first` into `second` (its header
-// never does: 8 bytes at an 8-aligned position) is made whole in `scratch`.
-// The spans hold whole, validated records (RingReader::PeekRaw).
-template <typename Fn>
-void ForEachRecordOf(const RingReader::RawSpans& spans, std::vector<uint64_t>* scratch, Fn&& fn) {
-  const absl::Span<const uint8_t> first = spans.first, second = spans.second;
-  size_t pos = 0;
-  for (; pos + sizeof(perf_event_header) <= first.size();) {
-    const uint16_t size = reinterpret_cast<const perf_event_header*>(first.data() + pos)->size;
-    if (pos + size <= first.size()) {
-      fn(MakeRecordView(first.data() + pos, size));
-    } else {
-      scratch->resize(size / 8);
-      uint8_t* whole = reinterpret_cast<uint8_t*>(scratch->data());
-      const size_t in_first = first.size() - pos;
-      std::memcpy(whole, first.data() + pos, in_first);
-      std::memcpy(whole + in_first, second.data(), size - in_first);
-      fn(MakeRecordView(whole, size));
-    }
-    pos += size;
-  }
-  for (pos -= first.size(); pos < second.size();) {
-    const uint16_t size = reinterpret_cast<const perf_event_header*>(second.data() + pos)->size;
-    fn(MakeRecordView(second.data() + pos, size));
-    pos += size;
   }
 }
 
@@ -421,25 +393,33 @@ size_t Session::DrainPass(bool release, bool overwrite_snapshot) {
         const EventInfo* last_event = nullptr;
         uint64_t first_time = 0;
         bool first = true;
+        // (The spans hold whole, validated records: a walk cannot fail.)
+        const absl::Span<const uint8_t> pieces[] = {spans.first, spans.second};
+        absl::Status walked;
         if (merged_too_) {
           // Every record into the merge too (it copies them): for the outputs
           // that need time order.
-          ForEachRecordOf(spans, &wrapped_record_, [&](const RecordView& rec) {
+          walked = ForEachRecordIn(pieces, &wrapped_record_, "ring", [&](const uint8_t* bytes, uint32_t size) {
+            const RecordView rec = MakeRecordView(bytes, size);
             const uint64_t time = time_of(note(rec), rec);
             if (first) first_time = time;
             first = false;
             last_time_ = std::max(last_time_, time);
             merge_.Push(time, rec);
+            return absl::OkStatus();
           });
         } else {
-          ForEachRecordOf(spans, &wrapped_record_, [&](const RecordView& rec) {
+          walked = ForEachRecordIn(pieces, &wrapped_record_, "ring", [&](const uint8_t* bytes, uint32_t size) {
+            const RecordView rec = MakeRecordView(bytes, size);
             last_event = note(rec);
             last = rec;
             if (first) first_time = time_of(last_event, rec);
             first = false;
+            return absl::OkStatus();
           });
           last_time_ = std::max(last_time_, time_of(last_event, last));
         }
+        if (!walked.ok() && sink_status_.ok()) sink_status_ = walked;
         peeked_.push_back({r, spans, first_time});
       } else {
         ring.reader->Consume(spans.end);
