@@ -124,7 +124,7 @@ class BackgroundSink : public RecordSink {
   const size_t max_batches_;
   std::unique_ptr<Batch> current_;  // the session's thread's
   const EventTable* events_ = nullptr;  // Begin's
-  TimeOrderedMerge merge_;              // the renderer's (or the caller's once it is idle)
+  TimeOrderedMerge merge_;              // the renderer thread's (kFinish entries flush it there too)
   std::vector<uint64_t> scratch_;       // the renderer's (ForEachRecordIn's; unused: one piece)
 
   mutable std::mutex mu_;
