@@ -63,6 +63,7 @@ SampleLayout::FieldRead Locate(const uint8_t* record, uint32_t size, int offset,
 
 SampleLayout::SampleLayout(const EventFormat& fmt) {
   const uint64_t t = fmt.sample_type;
+  sample_type = t;
   int offset = kHeaderSize;
   for (uint64_t bit : kSampleOrder) {
     if (!(t & bit)) continue;

@@ -62,6 +62,9 @@ struct SampleLayout {
   // Where the fields of variable position (READ onward) begin: the end of
   // the fixed ones.
   int variable_begin = sizeof(perf_event_header);
+  // The sample_type the offsets were computed for (0 for the default
+  // layout): a user holding a layout next to a format can check they agree.
+  uint64_t sample_type = 0;
 
   // The sample_id trailer of other kernel records: its size (0 without
   // sample_id_all) and each slot's position in bytes back from the record's

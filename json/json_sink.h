@@ -206,6 +206,13 @@ class JsonSink {
   // JSON text made elsewhere (e.g. a value rendered once and reused), as a
   // value: comma handling as for any value.
   JSON_INLINE void RawValue(std::string_view json) { Literal(json.data(), json.size()); }
+  // JSON text made elsewhere that ends where a value is due (e.g. an
+  // object's opening keys, rendered once, up to a Key's ':'): no comma
+  // before it, none before the value after it.
+  JSON_INLINE void RawKeys(std::string_view json) {
+    Append(json.data(), json.size());
+    need_comma_ = false;
+  }
 
   // Bytes as lower-case hex digits in a JSON string (no "0x").
   void HexBytes(ByteView bytes) {

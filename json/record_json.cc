@@ -8,6 +8,7 @@
 
 #include "absl/base/optimization.h"
 #include "decode/record_type.h"
+#include "decode/sample_layout.h"
 #include "decode/views.h"
 #include "json/json_sink.h"
 #include "json/kernel_records_json.h"
@@ -38,11 +39,23 @@ size_t Utf8SequenceLength(const uint8_t* p, const uint8_t* end) {
 
 namespace {
 
+// WriteLine and WriteSampleLine are flattened (every call inlined into them,
+// recursively) so that the sink's state lives in registers throughout (see
+// JsonSink, "Speed"). Not in sanitizer builds (tests, -O1 with
+// instrumentation), where speed does not matter and the one huge function
+// made this file take minutes to compile.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define PERFRING_JSON_FLATTEN
+#else
+#define PERFRING_JSON_FLATTEN __attribute__((flatten))
+#endif
+
 using json_internal::JsonBuffer;
 using json_internal::JsonOutput;
 using json_internal::JsonSink;
 using json_internal::WriteSample;
 using json_internal::WriteSampleId;
+using json_internal::WriteCpumode;
 using json_internal::WriteType;
 
 // Whether two strings are equal; for up to 16 bytes without a call to
@@ -72,22 +85,21 @@ bool SameText(std::string_view a, std::string_view b) {
 // record: the renderings of the last events seen, in a few slots chosen by
 // the EventInfo's address. A slot is reused only if it holds the same
 // EventInfo with the same name (an EventInfo may be renamed, or a new one
-// may take a freed one's address). Not thread-safe: one per thread.
+// may take a freed one's address). With the name, the opening of its
+// SAMPLEs' lines, `{"type":"SAMPLE","event":NAME,"misc":`, rendered once
+// through the same calls WriteLine makes. Not thread-safe: one per thread.
 class EventNameCache {
  public:
-  std::string_view Get(const EventInfo& event) {
+  struct Texts {
+    std::string_view name;           // the name as a JSON string
+    std::string_view sample_opening; // a SAMPLE line up to misc's value
+  };
+  Texts Get(const EventInfo& event) {
     // Fibonacci hashing of the address: its top bits pick the slot.
     const uint64_t hash = (reinterpret_cast<uintptr_t>(&event) >> 3) * 0x9e3779b97f4a7c15ULL;
     Slot& slot = slots_[hash >> (64 - kSlotBits)];
-    if (ABSL_PREDICT_FALSE(slot.event != &event || !SameText(slot.name, event.name))) {
-      slot.event = &event;
-      slot.name = event.name;
-      slot.json.clear();
-      JsonOutput out(&slot.json);
-      JsonBuffer buffer;
-      JsonSink(&out, &buffer).String(event.name);
-    }
-    return slot.json;
+    if (ABSL_PREDICT_FALSE(slot.event != &event || !SameText(slot.name, event.name))) Fill(event, &slot);
+    return {slot.json, slot.sample_opening};
   }
 
  private:
@@ -96,9 +108,34 @@ class EventNameCache {
     const EventInfo* event = nullptr;
     std::string name;  // event->name when `json` was rendered
     std::string json;  // name as a JSON string
+    std::string sample_opening;
   };
+  ABSL_ATTRIBUTE_NOINLINE static void Fill(const EventInfo& event, Slot* slot) {
+    slot->event = &event;
+    slot->name = event.name;
+    slot->json.clear();
+    slot->sample_opening.clear();
+    JsonBuffer buffer;
+    {
+      JsonOutput out(&slot->json);
+      JsonSink(&out, &buffer).String(event.name);
+    }
+    JsonOutput out(&slot->sample_opening);
+    JsonSink j(&out, &buffer);
+    j.BeginObject();
+    WriteType(j, PERF_RECORD_SAMPLE);
+    j.Key("event");
+    j.RawValue(slot->json);
+    j.Key("misc");
+  }
   Slot slots_[1 << kSlotBits];
 };
+
+// One cache per thread, shared by both renderings.
+EventNameCache& EventNames() {
+  thread_local EventNameCache names;
+  return names;
+}
 
 // One visitor for every body: SAMPLE, unknown types (RawRecord) here, the
 // others through the WriteBody overload of their family (kernel side-band in
@@ -134,9 +171,8 @@ void VisitBody(BodyWriter& writer, const RecordBody& body) {
   }
 }
 
-// Flattened (every call in it inlined, recursively) so that the sink's state
-// lives in registers throughout (see JsonSink, "Speed").
-__attribute__((flatten)) void WriteLine(const Record& rec, const EventInfo* event,
+// Flattened (PERFRING_JSON_FLATTEN).
+PERFRING_JSON_FLATTEN void WriteLine(const Record& rec, const EventInfo* event,
                                         const std::string* comm, const SampleSymbols* symbols,
                                         JsonOutput* out) {
   JsonBuffer buffer;  // not initialized: only the bytes written are read
@@ -145,9 +181,8 @@ __attribute__((flatten)) void WriteLine(const Record& rec, const EventInfo* even
   WriteType(j, rec.type());
   // perf.data's own records belong to no event.
   if (event != nullptr && rec.type() < kFirstUserRecordType) {
-    thread_local EventNameCache names;
     j.Key("event");
-    j.RawValue(names.Get(*event));
+    j.RawValue(EventNames().Get(*event).name);
   }
   j.Key("misc");
   j.U64(rec.misc());
@@ -162,7 +197,92 @@ __attribute__((flatten)) void WriteLine(const Record& rec, const EventInfo* even
   j.EndLine();
 }
 
+// The sample_type bits WriteSampleLine renders: the fixed fields and the
+// callchain.
+constexpr uint64_t kDirectSampleBits = ~kSampleFieldsAfterPeriod | PERF_SAMPLE_CALLCHAIN;
+
+// AppendSampleJsonLine's rendering: WriteLine's and WriteSample's calls for
+// the fields kDirectSampleBits may hold, in their order, each value read at
+// its layout offset; the checks are DecodeRecord's for these layouts.
+// Flattened (PERFRING_JSON_FLATTEN).
+PERFRING_JSON_FLATTEN bool WriteSampleLine(const uint8_t* bytes, uint32_t size,
+                                              const EventInfo& event, JsonOutput* out) {
+  const uint64_t t = event.format.sample_type;
+  const SampleLayout& at = event.layout;
+  // (An EventInfo built by hand may hold a layout of another format: then
+  // the decoder's way.)
+  if (size < sizeof(perf_event_header) || (t & ~kDirectSampleBits) != 0 || at.sample_type != t)
+    return false;
+  const auto header = LoadUnaligned<perf_event_header>(bytes);
+  if (header.type != PERF_RECORD_SAMPLE || header.size > size || header.size % 8 != 0 ||
+      header.size < static_cast<uint32_t>(at.variable_begin)) {
+    return false;  // not a SAMPLE, or what the decoder would call malformed
+  }
+  U64Array callchain;
+  if (t & PERF_SAMPLE_CALLCHAIN) {
+    const uint32_t begin = static_cast<uint32_t>(at.variable_begin);
+    if (header.size - begin < 8) return false;
+    const uint64_t nr = LoadUnaligned<uint64_t>(bytes + begin);
+    if (nr > (header.size - begin - 8) / 8) return false;
+    callchain = U64Array(bytes + begin + 8, nr);
+  }
+  const auto u64_at = [bytes](int offset) { return LoadUnaligned<uint64_t>(bytes + offset); };
+  const auto u32_at = [bytes](int offset) { return LoadUnaligned<uint32_t>(bytes + offset); };
+  const uint16_t misc = header.misc;
+  JsonBuffer buffer;  // not initialized: only the bytes written are read
+  JsonSink j(out, &buffer);
+  j.RawKeys(EventNames().Get(event).sample_opening);  // {"type":"SAMPLE","event":…,"misc":
+  j.U64(misc);
+  WriteCpumode(j, misc);
+  if (misc & PERF_RECORD_MISC_EXACT_IP) {
+    j.Key("exact_ip");
+    j.Bool(true);
+  }
+  if (t & PERF_SAMPLE_IP) {
+    j.Key("ip");
+    j.Hex(u64_at(at.ip));
+  }
+  if (t & PERF_SAMPLE_TID) json_internal::WritePidTid(j, u32_at(at.tid), u32_at(at.tid + 4));
+  if (t & PERF_SAMPLE_TIME) {
+    j.Key("time");
+    j.U64(u64_at(at.time));
+  }
+  if (t & PERF_SAMPLE_ADDR) {
+    j.Key("addr");
+    j.Hex(u64_at(at.addr));
+  }
+  if (t & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER)) {
+    j.Key("id");
+    j.U64(u64_at((t & PERF_SAMPLE_ID) ? at.id : at.identifier));
+  }
+  if (t & PERF_SAMPLE_STREAM_ID) {
+    j.Key("stream_id");
+    j.U64(u64_at(at.stream_id));
+  }
+  if (t & PERF_SAMPLE_CPU) {
+    j.Key("cpu");
+    j.U64(u32_at(at.cpu));
+  }
+  if (t & PERF_SAMPLE_PERIOD) {
+    j.Key("period");
+    j.U64(u64_at(at.period));
+  }
+  if (t & PERF_SAMPLE_CALLCHAIN) {
+    j.Key("callchain");
+    json_internal::WriteCallchain(j, callchain);
+  }
+  j.EndObject();
+  j.EndLine();
+  return true;
+}
+
 }  // namespace
+
+bool AppendSampleJsonLine(const uint8_t* bytes, uint32_t size, const EventInfo& event,
+                          std::string* out) {
+  JsonOutput output(out);
+  return WriteSampleLine(bytes, size, event, &output);
+}
 
 void AppendJsonLine(const Record& rec, const EventInfo* event, std::string* out) {
   JsonOutput output(out);

@@ -76,6 +76,17 @@ void AppendJsonLine(const Record& rec, const EventInfo* event, std::string* out)
 char* AppendJsonLine(const Record& rec, const EventInfo* event, char* begin, char* end,
                      const std::string* comm = nullptr, const SampleSymbols* symbols = nullptr);
 
+// The line of a SAMPLE rendered straight from its bytes, with the offsets
+// `event.layout` computed once for its attr, without decoding it into a
+// Record: for the common layouts, whose sample_type has only the fixed
+// fields (IDENTIFIER ... PERIOD) and CALLCHAIN. Appends to *out the very
+// bytes AppendJsonLine(DecodeRecord(...), &event, out) would and returns
+// true; returns false, *out untouched, for any other record (another type,
+// another layout, or a record the decoder would find malformed): the caller
+// then decodes it.
+bool AppendSampleJsonLine(const uint8_t* bytes, uint32_t size, const EventInfo& event,
+                          std::string* out);
+
 // Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlongs, no
 // surrogates, nothing above U+10FFFF; p < end), or 0 if there is none.
 size_t Utf8SequenceLength(const uint8_t* p, const uint8_t* end);

@@ -19,6 +19,8 @@ absl::Status DecodeForJson(const uint8_t* bytes, uint32_t size, const EventInfo*
 
 absl::Status AppendJsonLineOrMalformed(const uint8_t* bytes, uint32_t size, const EventInfo* event,
                                        Record* record, std::string* out) {
+  // Most records of a capture: a sample of a common layout, rendered from its bytes.
+  if (event != nullptr && AppendSampleJsonLine(bytes, size, *event, out)) return absl::OkStatus();
   const absl::Status decoded = DecodeForJson(bytes, size, event, record);
   if (decoded.ok()) {
     AppendJsonLine(*record, event, out);

@@ -23,7 +23,8 @@ absl::Status DecodeForJson(const uint8_t* bytes, uint32_t size, const EventInfo*
                            Record* record);
 
 // Appends the JSON line of the record at bytes[0, size) (AppendJsonLine) to
-// *out; when it does not decode, appends instead
+// *out (a SAMPLE of a common layout straight from its bytes, with no decode
+// into *record: AppendSampleJsonLine, the same bytes); when it does not decode, appends instead
 //   {"error":"...","event":"...","misc":M,"size":S,"type":"MALFORMED","type_id":N}
 // ("event" only with an event; bytes that are not UTF-8 become U+FFFD) and
 // returns the decoder's error, so that the gap is visible in the stream.

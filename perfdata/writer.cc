@@ -12,10 +12,12 @@
 #include <chrono>
 #include <climits>
 #include <cstring>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "decode/event_table.h"
+#include "decode/record_pieces.h"
 #include "perfdata/format.h"
 #include "perfdata/mapped_copy.h"
 #include "perfdata/output_file.h"
@@ -570,53 +572,7 @@ void Writer::ReleaseHeld(uint64_t limit) {
 
 template <typename Fn>
 absl::Status Writer::ForEachRecord(absl::Span<const absl::Span<const uint8_t>> pieces, Fn&& fn) {
-  size_t total = 0;
-  for (const absl::Span<const uint8_t>& piece : pieces) total += piece.size();
-  size_t pos = 0;  // in the pieces laid back to back
-  const auto bad = [&](uint16_t size) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "perf.data writer: bad record at byte %u of a %u-byte span (header.size %u)", pos, total, size));
-  };
-  size_t skip = 0;  // bytes at the start of the next piece that a split record took
-  for (size_t p = 0; p < pieces.size(); ++p) {
-    const uint8_t* data = pieces[p].data();
-    const size_t n = pieces[p].size();
-    size_t at = std::min(skip, n);
-    skip -= at;
-    // The records whole in this piece.
-    while (at + 8 <= n) {
-      const uint16_t size = RecordHeader::At(data + at).size;
-      if (size < 8 || size % 8 != 0 || size > total - pos) return bad(size);
-      if (size > n - at) break;
-      PERFDATA_RETURN_IF_ERROR(fn(data + at, size));
-      at += size;
-      pos += size;
-    }
-    if (at == n) continue;
-    // One split between this piece and the next ones (in a ring only its
-    // body can be, but a header is gathered too): made whole.
-    uint8_t header[8];
-    size_t have = 0;
-    for (size_t q = p, a = at; have < 8 && q < pieces.size(); ++q, a = 0) {
-      const size_t take = std::min(pieces[q].size() - a, 8 - have);
-      std::memcpy(header + have, pieces[q].data() + a, take);
-      have += take;
-    }
-    const uint16_t size = have == 8 ? RecordHeader::At(header).size : 0;
-    if (size < 8 || size % 8 != 0 || size > total - pos) return bad(size);
-    split_record_.resize(size / 8);
-    uint8_t* whole = reinterpret_cast<uint8_t*>(split_record_.data());
-    size_t done = 0;
-    for (size_t q = p, a = at; done < size; ++q, a = 0) {
-      const size_t take = std::min(pieces[q].size() - a, size - done);
-      std::memcpy(whole + done, pieces[q].data() + a, take);
-      done += take;
-    }
-    PERFDATA_RETURN_IF_ERROR(fn(whole, size));
-    pos += size;
-    skip = size - (n - at);  // what the record took from the following pieces
-  }
-  return absl::OkStatus();
+  return ForEachRecordIn(pieces, &split_record_, "perf.data writer", std::forward<Fn>(fn));
 }
 
 absl::Status Writer::WriteRingRecords(absl::Span<const absl::Span<const uint8_t>> pieces) {

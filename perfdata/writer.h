@@ -206,7 +206,7 @@ class Writer {
   void ReleaseHeld(uint64_t limit);
   // Hands each whole record of `pieces` (back to back) to fn(bytes, size),
   // a record split between pieces from split_record_; InvalidArgument on a
-  // bad header, before fn sees it.
+  // bad header, before fn sees it (decode/record_pieces.h ForEachRecordIn).
   template <typename Fn>
   absl::Status ForEachRecord(absl::Span<const absl::Span<const uint8_t>> pieces, Fn&& fn);
   // Appends one record to the file's buffer (any size, 8-aligned or not).

@@ -1,8 +1,13 @@
 #include "record/background_sink.h"
 
+#include <linux/perf_event.h>
+
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <utility>
+
+#include "decode/record_pieces.h"
 
 namespace perfring {
 
@@ -22,6 +27,7 @@ absl::Status BackgroundSink::Failure() const {
 }
 
 absl::Status BackgroundSink::Begin(const EventTable& events) {
+  events_ = &events;
   if (absl::Status s = inner_->Begin(events); !s.ok()) return s;
   if (!renderer_.joinable()) renderer_ = std::thread([this] { Run(); });
   return absl::OkStatus();
@@ -40,6 +46,22 @@ size_t BackgroundSink::Append(const uint8_t* bytes, uint32_t size) {
 absl::Status BackgroundSink::Write(const RecordView& rec, const EventInfo* event) {
   const size_t offset = Append(rec.bytes, rec.size);
   current_->entries.push_back({Entry::kWrite, rec.size, offset, event});
+  if (current_->bytes >= batch_bytes_) HandOff();
+  return Failure();
+}
+
+absl::Status BackgroundSink::WriteRingRecords(absl::Span<const absl::Span<const uint8_t>> pieces) {
+  // The pieces back to back: a record split between them is whole again
+  // (a ring's split falls at an 8-byte boundary, as Append keeps them).
+  size_t offset = SIZE_MAX, size = 0;
+  for (const absl::Span<const uint8_t>& piece : pieces) {
+    if (piece.empty()) continue;
+    const size_t at = Append(piece.data(), static_cast<uint32_t>(piece.size()));
+    if (offset == SIZE_MAX) offset = at;
+    size += piece.size();
+  }
+  if (size == 0) return Failure();
+  current_->entries.push_back({Entry::kRing, static_cast<uint32_t>(size), offset, nullptr});
   if (current_->bytes >= batch_bytes_) HandOff();
   return Failure();
 }
@@ -127,7 +149,16 @@ absl::Status BackgroundSink::RenderBatch(const Batch& batch) {
     absl::Status s;
     switch (entry.kind) {
       case Entry::kWrite:
-        s = inner_->Write(MakeRecordView(words + entry.offset, entry.size), entry.event);
+        // The session writes a record of its own only once its merge is
+        // finished: so is this one.
+        s = ReleaseMerged(/*all=*/true);
+        if (s.ok()) s = inner_->Write(MakeRecordView(words + entry.offset, entry.size), entry.event);
+        break;
+      case Entry::kRing:
+        s = PushRingRecords(words + entry.offset, entry.size);
+        break;
+      case Entry::kFinish:
+        s = ReleaseMerged(/*all=*/true);
         break;
       case Entry::kAuxInfo:
         s = inner_->WriteAuxInfo(absl::MakeConstSpan(words + entry.offset, entry.size));
@@ -136,7 +167,8 @@ absl::Status BackgroundSink::RenderBatch(const Batch& batch) {
         s = inner_->WriteAux(batch.chunks[entry.offset], {});
         break;
       case Entry::kEndRound:
-        s = inner_->EndRound();
+        s = ReleaseMerged(/*all=*/false);
+        if (s.ok()) s = inner_->EndRound();
         break;
     }
     if (!s.ok()) return s;
@@ -144,7 +176,32 @@ absl::Status BackgroundSink::RenderBatch(const Batch& batch) {
   return absl::OkStatus();
 }
 
+absl::Status BackgroundSink::PushRingRecords(const uint8_t* bytes, size_t size) {
+  const absl::Span<const uint8_t> pieces[] = {absl::MakeConstSpan(bytes, size)};
+  return ForEachRecordIn(pieces, &scratch_, "JSON renderer", [&](const uint8_t* record, uint32_t record_size) {
+    const RecordView rec = MakeRecordView(record, record_size);
+    const EventInfo* event = events_->Resolve(rec.bytes, rec.size);
+    merge_.Push(event != nullptr ? event->layout.TimeOf(rec.bytes, rec.size) : 0, rec);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status BackgroundSink::ReleaseMerged(bool all) {
+  if (merge_.pending() == 0) return absl::OkStatus();
+  absl::Status status;
+  const auto write = [&](const RecordView& rec) {
+    if (status.ok()) status = inner_->Write(rec, events_->Resolve(rec.bytes, rec.size));
+  };
+  if (all) {
+    merge_.Finish(write);
+  } else {
+    merge_.EndRound(write);
+  }
+  return status;
+}
+
 absl::StatusOr<std::string> BackgroundSink::Switch() {
+  current_->entries.push_back({Entry::kFinish, 0, 0, nullptr});
   HandOff();
   WaitIdle();
   if (absl::Status s = Failure(); !s.ok()) return s;
@@ -154,6 +211,7 @@ absl::StatusOr<std::string> BackgroundSink::Switch() {
 absl::Status BackgroundSink::Stop() {
   stopped_ = true;
   if (renderer_.joinable()) {
+    current_->entries.push_back({Entry::kFinish, 0, 0, nullptr});
     HandOff();
     {
       std::lock_guard<std::mutex> lock(mu_);

@@ -10,11 +10,18 @@
 // it cannot write, in the LOST records every output gets; nothing is
 // dropped here), and stalls() counts those waits.
 //
-// The inner sink gets the calls it would get on the session's thread, in the
-// same order, so its output is byte for byte the same, with one exception:
-// WriteAux hands on the chunk but not its trace (empty pieces), so the inner
-// sink must not need the trace (JSON Lines writes the AUXTRACE record's
-// fields only). TakesRingRecords is no (the inner sink gets time order).
+// The rings' records (TakesRingRecords: yes) are copied a ring's spans at a
+// time, and the renderer puts them in time order for the inner sink with
+// the session's merge rule (reader/time_merge.h: a round's release at each
+// EndRound; every record held released before a Write, which the session
+// makes only once its own merge is finished, and at Switch and End): so the
+// merge's work, and a copy per record, are off the drain thread. The inner
+// sink gets the calls the session would give it with its merge, in the same
+// order (ring records through Write), so its output is byte for byte the
+// same, with one exception: WriteAux hands on the chunk but not its trace
+// (empty pieces), so the inner sink must not need the trace (JSON Lines
+// writes the AUXTRACE record's fields only). The inner sink must not take
+// ring records itself.
 // Begin, Switch and End run on the caller's thread, Switch and End once the
 // renderer has caught up (End then ends the thread). The first failure of
 // the inner sink is returned by the next call on the session's thread (End
@@ -38,6 +45,7 @@
 #include <thread>
 #include <vector>
 
+#include "reader/time_merge.h"
 #include "record/record_sink.h"
 
 namespace perfring {
@@ -51,8 +59,12 @@ class BackgroundSink : public RecordSink {
   BackgroundSink(const BackgroundSink&) = delete;
   BackgroundSink& operator=(const BackgroundSink&) = delete;
 
-  absl::Status Begin(const EventTable& events) override;  // then starts the renderer
+  // Keeps `events` (alive until End, as RecordSink says) to resolve and
+  // time ring records; then starts the renderer.
+  absl::Status Begin(const EventTable& events) override;
   absl::Status Write(const RecordView& rec, const EventInfo* event) override;
+  bool TakesRingRecords() const override { return true; }
+  absl::Status WriteRingRecords(absl::Span<const absl::Span<const uint8_t>> pieces) override;
   absl::Status WriteAuxInfo(absl::Span<const uint8_t> record) override;
   absl::Status WriteAux(const aux::AuxtraceChunk& chunk,
                         absl::Span<const absl::Span<const uint8_t>> pieces) override;
@@ -73,8 +85,9 @@ class BackgroundSink : public RecordSink {
 
  private:
   struct Entry {
-    enum Kind : uint8_t { kWrite, kAuxInfo, kAux, kEndRound } kind;
-    uint32_t size;       // bytes of the record (kWrite, kAuxInfo)
+    // kRing: a ring's records; kFinish: release everything the merge holds.
+    enum Kind : uint8_t { kWrite, kAuxInfo, kAux, kEndRound, kRing, kFinish } kind;
+    uint32_t size;       // bytes of the record (kWrite, kAuxInfo) or records (kRing)
     size_t offset;       // of the record in Batch::words, or the chunk's index (kAux)
     const EventInfo* event;
   };
@@ -100,6 +113,9 @@ class BackgroundSink : public RecordSink {
   // The renderer thread: batches to the inner sink, in order.
   void Run();
   absl::Status RenderBatch(const Batch& batch);
+  // The renderer's: ring records into merge_; merge_'s releases to the inner sink.
+  absl::Status PushRingRecords(const uint8_t* bytes, size_t size);
+  absl::Status ReleaseMerged(bool all);
   // The first failure so far (any thread).
   absl::Status Failure() const;
 
@@ -107,6 +123,9 @@ class BackgroundSink : public RecordSink {
   const size_t batch_bytes_;
   const size_t max_batches_;
   std::unique_ptr<Batch> current_;  // the session's thread's
+  const EventTable* events_ = nullptr;  // Begin's
+  TimeOrderedMerge merge_;              // the renderer thread's (kFinish entries flush it there too)
+  std::vector<uint64_t> scratch_;       // the renderer's (ForEachRecordIn's; unused: one piece)
 
   mutable std::mutex mu_;
   std::condition_variable work_;   // the renderer waits: a batch, or stop

@@ -3,8 +3,13 @@
 namespace perfring {
 
 absl::Status FanOutSink::Begin(const EventTable& events) {
-  for (RecordSink* sink : sinks_)
+  ring_sinks_.clear();
+  merged_sinks_.clear();
+  for (RecordSink* sink : sinks_) {
     if (absl::Status s = sink->Begin(events); !s.ok()) return s;
+    if (sink->TakesRingRecords()) ring_sinks_.push_back(sink);
+    if (sink->TakesMergedRecords()) merged_sinks_.push_back(sink);
+  }
   return absl::OkStatus();
 }
 
@@ -16,13 +21,25 @@ absl::Status FanOutSink::Write(const RecordView& rec, const EventInfo* event) {
 
 bool FanOutSink::TakesRingRecords() const {
   for (const RecordSink* sink : sinks_)
-    if (!sink->TakesRingRecords()) return false;
-  return !sinks_.empty();
+    if (sink->TakesRingRecords()) return true;
+  return false;
 }
 
 absl::Status FanOutSink::WriteRingRecords(absl::Span<const absl::Span<const uint8_t>> pieces) {
-  for (RecordSink* sink : sinks_)
+  for (RecordSink* sink : ring_sinks_)
     if (absl::Status s = sink->WriteRingRecords(pieces); !s.ok()) return s;
+  return absl::OkStatus();
+}
+
+bool FanOutSink::TakesMergedRecords() const {
+  for (const RecordSink* sink : sinks_)
+    if (sink->TakesMergedRecords()) return true;
+  return false;
+}
+
+absl::Status FanOutSink::WriteMerged(const RecordView& rec, const EventInfo* event) {
+  for (RecordSink* sink : merged_sinks_)
+    if (absl::Status s = sink->WriteMerged(rec, event); !s.ok()) return s;
   return absl::OkStatus();
 }
 

@@ -19,9 +19,14 @@ class FanOutSink : public RecordSink {
 
   absl::Status Begin(const EventTable& events) override;
   absl::Status Write(const RecordView& rec, const EventInfo* event) override;
-  // Only when every sink takes them (and there is one at least).
+  // When any sink takes them (perf.data beside JSON): then the ring records
+  // go unmerged to the sinks that take them, and those released by the
+  // session's merge (WriteMerged) to the others.
   bool TakesRingRecords() const override;
   absl::Status WriteRingRecords(absl::Span<const absl::Span<const uint8_t>> pieces) override;
+  // When any sink takes merged records.
+  bool TakesMergedRecords() const override;
+  absl::Status WriteMerged(const RecordView& rec, const EventInfo* event) override;
   absl::Status WriteAuxInfo(absl::Span<const uint8_t> record) override;
   absl::Status WriteAux(const aux::AuxtraceChunk& chunk,
                         absl::Span<const absl::Span<const uint8_t>> pieces) override;
@@ -33,6 +38,8 @@ class FanOutSink : public RecordSink {
 
  private:
   std::vector<RecordSink*> sinks_;
+  // Begin's answers of the sinks: who takes ring records, who merged ones.
+  std::vector<RecordSink*> ring_sinks_, merged_sinks_;
 };
 
 }  // namespace perfring

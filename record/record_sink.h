@@ -57,6 +57,20 @@ class RecordSink {
   virtual absl::Status WriteRingRecords(absl::Span<const absl::Span<const uint8_t>> /*pieces*/) {
     return absl::UnimplementedError("this output takes records in time order only");
   }
+  // Whether the sink (also) needs the rings' records in time order, through
+  // WriteMerged. Default: when it does not take them unmerged. A sink that
+  // answers yes to both (several outputs: record/fan_out_sink.h) gets each
+  // ring record twice, once each way, and must route each to the outputs
+  // that want it; the session then runs its merge beside the ring spans
+  // (not with --overwrite: then everything goes through the merge and Write).
+  // Must not change after Begin.
+  virtual bool TakesMergedRecords() const { return !TakesRingRecords(); }
+  // A ring record the session's time-ordered merge released, when the sink
+  // takes ring records unmerged too (both of the above); otherwise the
+  // session gives released records to Write. `rec` as for Write. Default: Write.
+  virtual absl::Status WriteMerged(const RecordView& rec, const EventInfo* event) {
+    return Write(rec, event);
+  }
   // AUX trace (record/aux_drain.h). The AUXTRACE_INFO record (aux/
   // auxtrace_info.h's bytes, header included), before any WriteAux. Sinks
   // that do not carry AUX trace ignore it (the default).

@@ -13,6 +13,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "decode/decoder.h"
+#include "decode/record_pieces.h"
 #include "decode/event_table.h"
 #include "reader/ring_reader.h"
 #include "reader/time_merge.h"
@@ -95,35 +96,6 @@ void AddCounts(const std::vector<EventSet::CounterReading>& counts, CaptureSumma
   }
 }
 
-// Hands each record of a ring's spans to fn(const RecordView&), in ring
-// order; a record whose body wraps from `first` into `second` (its header
-// never does: 8 bytes at an 8-aligned position) is made whole in `scratch`.
-// The spans hold whole, validated records (RingReader::PeekRaw).
-template <typename Fn>
-void ForEachRecordOf(const RingReader::RawSpans& spans, std::vector<uint64_t>* scratch, Fn&& fn) {
-  const absl::Span<const uint8_t> first = spans.first, second = spans.second;
-  size_t pos = 0;
-  for (; pos + sizeof(perf_event_header) <= first.size();) {
-    const uint16_t size = reinterpret_cast<const perf_event_header*>(first.data() + pos)->size;
-    if (pos + size <= first.size()) {
-      fn(MakeRecordView(first.data() + pos, size));
-    } else {
-      scratch->resize(size / 8);
-      uint8_t* whole = reinterpret_cast<uint8_t*>(scratch->data());
-      const size_t in_first = first.size() - pos;
-      std::memcpy(whole, first.data() + pos, in_first);
-      std::memcpy(whole + in_first, second.data(), size - in_first);
-      fn(MakeRecordView(whole, size));
-    }
-    pos += size;
-  }
-  for (pos -= first.size(); pos < second.size();) {
-    const uint16_t size = reinterpret_cast<const perf_event_header*>(second.data() + pos)->size;
-    fn(MakeRecordView(second.data() + pos, size));
-    pos += size;
-  }
-}
-
 // A line for the user, as RunRecord's notices go: options.notice, or stderr.
 void Say(const RecordOptions& options, const std::string& line) {
   if (options.notice) {
@@ -194,6 +166,12 @@ class Session {
   // The sink takes the rings' records unmerged (RecordSink::TakesRingRecords):
   // forward rings skip merge_ (--overwrite snapshots still go through it).
   bool ring_records_ = false;
+  // ... and also merged (perf.data beside JSON: RecordSink::TakesMergedRecords):
+  // forward rings' records go to both, unmerged and through merge_, whose
+  // releases go to WriteMerged.
+  bool merged_too_ = false;
+  // A record merge_ released, to the sink.
+  void WriteReleased(const RecordView& rec);
   bool written_this_round_ = false;     // ring records went to the sink since the last EndRound
   std::vector<uint64_t> wrapped_record_;  // a record whose body wraps, made whole
   // A pass's rings with records, peeked (RingReader::PeekRaw) and written
@@ -217,6 +195,12 @@ class Session {
 
 void Session::Notice(const std::string& line) const { Say(options_, line); }
 
+void Session::WriteReleased(const RecordView& rec) {
+  if (!sink_status_.ok()) return;
+  const EventInfo* event = events_.table().Resolve(rec.bytes, rec.size);
+  sink_status_ = merged_too_ ? sink_->WriteMerged(rec, event) : sink_->Write(rec, event);
+}
+
 int Session::EventIndex(const EventInfo* event) const {
   if (event == nullptr) return -1;
   if (event == &events_.table().at(0)) return 0;  // nearly every record of a one-event capture
@@ -234,6 +218,10 @@ absl::StatusOr<CaptureSummary> Session::Run(std::vector<std::string> notices) {
 
   if (absl::Status s = sink_->Begin(table); !s.ok()) return s;
   ring_records_ = sink_->TakesRingRecords();
+  merged_too_ = ring_records_ && sink_->TakesMergedRecords();
+  // --overwrite snapshots go through the merge to every output: so does
+  // everything then.
+  if (merged_too_ && options_.overwrite) ring_records_ = merged_too_ = false;
   if (absl::Status s = WriteAuxInfo(); !s.ok()) return s;
   if (absl::Status s = Synthesize(); !s.ok()) return s;
 
@@ -276,11 +264,8 @@ absl::Status Session::Synthesize(bool again) {
 }
 
 void Session::SwitchOutput() {
-  const EventTable& table = events_.table();
   DrainPass(/*release=*/false, /*overwrite_snapshot=*/true);  // what the rings hold now is this file's
-  merge_.Finish([&](const RecordView& rec) {
-    if (sink_status_.ok()) sink_status_ = sink_->Write(rec, table.Resolve(rec.bytes, rec.size));
-  });
+  merge_.Finish([&](const RecordView& rec) { WriteReleased(rec); });
   if (sink_status_.ok()) sink_status_ = sink_->EndRound();
   written_this_round_ = false;
   if (!sink_status_.ok()) return;
@@ -408,13 +393,33 @@ size_t Session::DrainPass(bool release, bool overwrite_snapshot) {
         const EventInfo* last_event = nullptr;
         uint64_t first_time = 0;
         bool first = true;
-        ForEachRecordOf(spans, &wrapped_record_, [&](const RecordView& rec) {
-          last_event = note(rec);
-          last = rec;
-          if (first) first_time = time_of(last_event, rec);
-          first = false;
-        });
-        last_time_ = std::max(last_time_, time_of(last_event, last));
+        // (The spans hold whole, validated records: a walk cannot fail.)
+        const absl::Span<const uint8_t> pieces[] = {spans.first, spans.second};
+        absl::Status walked;
+        if (merged_too_) {
+          // Every record into the merge too (it copies them): for the outputs
+          // that need time order.
+          walked = ForEachRecordIn(pieces, &wrapped_record_, "ring", [&](const uint8_t* bytes, uint32_t size) {
+            const RecordView rec = MakeRecordView(bytes, size);
+            const uint64_t time = time_of(note(rec), rec);
+            if (first) first_time = time;
+            first = false;
+            last_time_ = std::max(last_time_, time);
+            merge_.Push(time, rec);
+            return absl::OkStatus();
+          });
+        } else {
+          walked = ForEachRecordIn(pieces, &wrapped_record_, "ring", [&](const uint8_t* bytes, uint32_t size) {
+            const RecordView rec = MakeRecordView(bytes, size);
+            last_event = note(rec);
+            last = rec;
+            if (first) first_time = time_of(last_event, rec);
+            first = false;
+            return absl::OkStatus();
+          });
+          last_time_ = std::max(last_time_, time_of(last_event, last));
+        }
+        if (!walked.ok() && sink_status_.ok()) sink_status_ = walked;
         peeked_.push_back({r, spans, first_time});
       } else {
         ring.reader->Consume(spans.end);
@@ -448,9 +453,7 @@ size_t Session::DrainPass(bool release, bool overwrite_snapshot) {
   peeked_.clear();
   DrainAux(/*reenable=*/true);  // not once the capture has disabled its events
   if (!release) return read;
-  const size_t released = merge_.EndRound([&](const RecordView& rec) {
-    if (sink_status_.ok()) sink_status_ = sink_->Write(rec, table.Resolve(rec.bytes, rec.size));
-  });
+  const size_t released = merge_.EndRound([&](const RecordView& rec) { WriteReleased(rec); });
   if ((released != 0 || written_this_round_) && sink_status_.ok()) sink_status_ = sink_->EndRound();
   written_this_round_ = false;
   return read;
@@ -591,10 +594,7 @@ absl::Status Session::Finish() {
     more = false;
     for (EventSet::Ring& ring : events_.rings()) more |= ring.reader && ring.reader->HasData();
   }
-  const EventTable& table = events_.table();
-  merge_.Finish([&](const RecordView& rec) {
-    if (sink_status_.ok()) sink_status_ = sink_->Write(rec, table.Resolve(rec.bytes, rec.size));
-  });
+  merge_.Finish([&](const RecordView& rec) { WriteReleased(rec); });
   if (sink_status_.ok()) sink_status_ = sink_->EndRound();
   DrainAux(/*reenable=*/false);  // the events are disabled: what the areas hold is all there is
   if (trace_areas_) {

@@ -5,10 +5,13 @@
 
 #include <linux/perf_event.h>
 
+#include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "decode/decoder.h"
+#include "decode/sample_layout.h"
 #include "decode/testing/record_builder.h"
 #include "gtest/gtest.h"
 #include "json/record_json.h"
@@ -82,6 +85,130 @@ TEST_F(RecordLineTest, DecodeForJsonUsesTheEventsFormatOrNone) {
   const absl::Status none =
       DecodeForJson(bytes.data(), static_cast<uint32_t>(bytes.size()), nullptr, &record_);
   EXPECT_EQ(none, DecodeRecord(bytes.data(), bytes.size(), EventFormat()).status());
+}
+
+
+// AppendSampleJsonLine (the renderer's way for the common samples, from the
+// bytes with the event's layout) against the decoder's way, for every
+// combination of the fields it renders itself.
+class SampleJsonLineTest : public ::testing::Test {
+ protected:
+  static constexpr uint64_t kBits[] = {PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IP,     PERF_SAMPLE_TID,
+                                       PERF_SAMPLE_TIME,       PERF_SAMPLE_ADDR,   PERF_SAMPLE_ID,
+                                       PERF_SAMPLE_STREAM_ID,  PERF_SAMPLE_CPU,    PERF_SAMPLE_PERIOD,
+                                       PERF_SAMPLE_CALLCHAIN};
+  static EventInfo Event(uint64_t sample_type) {
+    EventInfo event;
+    event.name = "cpu-clock\"\\\xff";  // escaped once, in the opening text
+    event.attr.sample_type = sample_type;
+    event.format = EventFormat::FromAttr(event.attr);
+    event.layout = SampleLayout(event.format);
+    return event;
+  }
+  // A sample of `sample_type` with distinct values in every field; pid and
+  // tid as given.
+  static std::vector<uint8_t> Sample(uint64_t sample_type, uint16_t misc, uint32_t pid, uint32_t tid,
+                                     std::vector<uint64_t> callchain) {
+    RecordBuilder b(PERF_RECORD_SAMPLE, misc);
+    if (sample_type & PERF_SAMPLE_IDENTIFIER) b.U64(4242);
+    if (sample_type & PERF_SAMPLE_IP) b.U64(0xffffffff81234567ULL);
+    if (sample_type & PERF_SAMPLE_TID) b.U32(pid).U32(tid);
+    if (sample_type & PERF_SAMPLE_TIME) b.U64(12755096116184ULL);
+    if (sample_type & PERF_SAMPLE_ADDR) b.U64(0);
+    if (sample_type & PERF_SAMPLE_ID) b.U64(99999999);
+    if (sample_type & PERF_SAMPLE_STREAM_ID) b.U64(~uint64_t{0});
+    if (sample_type & PERF_SAMPLE_CPU) b.U32(1).U32(7);
+    if (sample_type & PERF_SAMPLE_PERIOD) b.U64(100000);
+    if (sample_type & PERF_SAMPLE_CALLCHAIN) {
+      b.U64(callchain.size());
+      for (uint64_t ip : callchain) b.U64(ip);
+    }
+    return b.Build();
+  }
+  static std::string Decoded(const std::vector<uint8_t>& bytes, const EventInfo& event) {
+    absl::StatusOr<Record> rec = DecodeRecord(bytes.data(), bytes.size(), event.format);
+    EXPECT_TRUE(rec.ok()) << rec.status();
+    std::string line;
+    if (rec.ok()) AppendJsonLine(*rec, &event, &line);
+    return line;
+  }
+};
+
+TEST_F(SampleJsonLineTest, EveryFixedFieldAndCallchainLayoutRendersAsTheDecodedRecord) {
+  const std::vector<uint64_t> chain = {PERF_CONTEXT_KERNEL, 0xffffffff81000000ULL, PERF_CONTEXT_USER,
+                                       0x401000, 0, static_cast<uint64_t>(-640) /* USER_DEFERRED */};
+  const uint16_t miscs[] = {PERF_RECORD_MISC_USER, PERF_RECORD_MISC_KERNEL | PERF_RECORD_MISC_EXACT_IP,
+                            PERF_RECORD_MISC_GUEST_USER, 7};
+  const std::pair<uint32_t, uint32_t> pid_tids[] = {{17211, 17270}, {5, 5}, {~0u, 0}};
+  size_t rendered = 0;
+  for (uint32_t mask = 0; mask < (1u << 10); ++mask) {
+    uint64_t t = 0;
+    for (int i = 0; i < 10; ++i)
+      if (mask & (1u << i)) t |= kBits[i];
+    const EventInfo event = Event(t);
+    for (uint16_t misc : miscs) {
+      for (const auto& [pid, tid] : pid_tids) {
+        for (const std::vector<uint64_t>& callchain : {chain, std::vector<uint64_t>{}}) {
+          const std::vector<uint8_t> bytes = Sample(t, misc, pid, tid, callchain);
+          std::string direct = "before\n";
+          ASSERT_TRUE(AppendSampleJsonLine(bytes.data(), static_cast<uint32_t>(bytes.size()), event, &direct))
+              << "sample_type 0x" << std::hex << t;
+          ASSERT_EQ(direct, "before\n" + Decoded(bytes, event)) << "sample_type 0x" << std::hex << t;
+          ++rendered;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(rendered, 1024u * 4 * 3 * 2);
+}
+
+TEST_F(SampleJsonLineTest, TrailingBytesAfterTheFieldsAreIgnoredAsTheDecoderDoes) {
+  const uint64_t t = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN;
+  const EventInfo event = Event(t);
+  std::vector<uint8_t> bytes = Sample(t, PERF_RECORD_MISC_USER, 1, 2, {0x401000});
+  bytes.resize(bytes.size() + 16, 0xee);
+  testing::SetHeaderSize(&bytes, static_cast<uint16_t>(bytes.size()));
+  std::string direct;
+  ASSERT_TRUE(AppendSampleJsonLine(bytes.data(), static_cast<uint32_t>(bytes.size()), event, &direct));
+  EXPECT_EQ(direct, Decoded(bytes, event));
+}
+
+// Anything else is left to the decoder (which renders it, or calls it
+// MALFORMED), with nothing appended.
+TEST_F(SampleJsonLineTest, OtherRecordsAndLayoutsAndMalformedSamplesAreDeclined) {
+  const uint64_t t = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN;
+  const EventInfo event = Event(t);
+  const std::vector<uint8_t> good = Sample(t, PERF_RECORD_MISC_USER, 1, 2, {1, 2, 3});
+  auto declined = [](const std::vector<uint8_t>& bytes, uint32_t size, const EventInfo& e) {
+    std::string out = "kept";
+    const bool taken = AppendSampleJsonLine(bytes.data(), size, e, &out);
+    return !taken && out == "kept";
+  };
+  const auto size = static_cast<uint32_t>(good.size());
+  EXPECT_FALSE(declined(good, size, event));
+  EXPECT_TRUE(declined(good, size - 8, event)) << "header.size beyond the bytes";
+  EXPECT_TRUE(declined(good, 7, event)) << "shorter than a header";
+  std::vector<uint8_t> bytes = good;
+  testing::SetHeaderSize(&bytes, static_cast<uint16_t>(size - 4));
+  EXPECT_TRUE(declined(bytes, size, event)) << "size not a multiple of 8";
+  bytes = good;
+  testing::SetHeaderSize(&bytes, 24);
+  EXPECT_TRUE(declined(bytes, size, event)) << "fixed fields cut short";
+  bytes = good;
+  testing::SetHeaderSize(&bytes, 32);
+  EXPECT_TRUE(declined(bytes, size, event)) << "no room for the callchain's nr";
+  for (uint64_t nr : {uint64_t{4}, uint64_t{1} << 61, ~uint64_t{0}}) {
+    bytes = good;
+    std::memcpy(bytes.data() + 32, &nr, 8);
+    EXPECT_TRUE(declined(bytes, size, event)) << "callchain nr " << nr;
+  }
+  bytes = good;
+  bytes[0] = PERF_RECORD_MMAP;
+  EXPECT_TRUE(declined(bytes, size, event)) << "not a SAMPLE";
+  EXPECT_TRUE(declined(good, size, Event(t | PERF_SAMPLE_RAW))) << "a field after PERIOD but CALLCHAIN";
+  EventInfo stale = event;
+  stale.layout = SampleLayout();
+  EXPECT_TRUE(declined(good, size, stale)) << "a layout of another format";
 }
 
 }  // namespace

@@ -12,7 +12,9 @@
 #include <thread>
 #include <vector>
 
+#include "decode/event_table.h"
 #include "gtest/gtest.h"
+#include "reader/time_merge.h"
 #include "tests/record/memory_sink.h"
 
 namespace perfring {
@@ -137,6 +139,102 @@ TEST(BackgroundSink, StopHandsOnWhatIsBatched) {
   ASSERT_TRUE(sink.Stop().ok());
   EXPECT_EQ(inner.records.size(), 10u);
   EXPECT_EQ(inner.ends, 0);
+}
+
+
+// Ring records (a ring's spans at a time, as the session hands them to a sink
+// that takes them) reach the inner sink in time order, released as the
+// session's own merge would release them: a round's worth at each EndRound,
+// all of them before a record the session writes itself and at End.
+TEST(BackgroundSink, RingRecordsReachTheInnerSinkAsTheSessionsMergeWouldReleaseThem) {
+  EventTable table;
+  EventInfo timed;
+  timed.name = "cpu-clock";
+  timed.attr.sample_type = PERF_SAMPLE_TIME;
+  timed.format = EventFormat::FromAttr(timed.attr);
+  table.Add(timed);
+  // A SAMPLE whose body is its time.
+  const auto ring = [](std::vector<uint64_t> times) {
+    std::vector<uint64_t> words;
+    for (uint64_t time : times) {
+      const std::vector<uint64_t> one = Numbered(time);
+      words.insert(words.end(), one.begin(), one.end());
+    }
+    return words;
+  };
+  // Two rings over three passes; the second pass's first ring wraps (two pieces).
+  const std::vector<std::vector<std::vector<uint64_t>>> passes = {
+      {ring({10, 30, 50}), ring({20, 40})},
+      {ring({60, 80, 100}), ring({55, 70})},
+      {ring({110}), ring({90, 120})},
+  };
+  MemorySink inner;
+  TimeOrderedMerge reference;
+  std::vector<uint64_t> expected;
+  const auto expect = [&](const RecordView& rec) {
+    uint64_t time;
+    std::memcpy(&time, rec.bytes + 8, 8);
+    expected.push_back(time);
+  };
+  {
+    BackgroundSink sink(&inner, /*batch_bytes=*/64, /*max_batches=*/2);
+    ASSERT_TRUE(sink.Begin(table).ok());
+    ASSERT_TRUE(WriteNumbered(sink, 1).ok());  // synthesized side-band: first
+    expected.push_back(1);
+    for (size_t p = 0; p < passes.size(); ++p) {
+      for (const std::vector<uint64_t>& words : passes[p]) {
+        const auto* bytes = reinterpret_cast<const uint8_t*>(words.data());
+        const size_t size = words.size() * 8;
+        const size_t split = p == 1 ? 24 : size;  // the second record's body across the wrap
+        const absl::Span<const uint8_t> pieces[] = {absl::MakeConstSpan(bytes, split),
+                                                    absl::MakeConstSpan(bytes + split, size - split)};
+        ASSERT_TRUE(sink.WriteRingRecords(pieces).ok());
+        for (size_t pos = 0; pos < size; pos += 16) {
+          uint64_t time;
+          std::memcpy(&time, bytes + pos + 8, 8);
+          reference.Push(time, MakeRecordView(bytes + pos, 16));
+        }
+      }
+      ASSERT_TRUE(sink.EndRound().ok());
+      reference.EndRound(expect);
+    }
+    ASSERT_TRUE(WriteNumbered(sink, 2).ok());  // the session's LOST at the end: after all
+    reference.Finish(expect);
+    expected.push_back(2);
+    ASSERT_TRUE(sink.EndRound().ok());
+    ASSERT_TRUE(sink.End(CaptureSummary{}).ok());
+  }
+  std::vector<uint64_t> got;
+  for (const StoredRecord& r : inner.records) got.push_back(NumberOf(r));
+  EXPECT_EQ(got, expected);
+  EXPECT_EQ(got, (std::vector<uint64_t>{1, 10, 20, 30, 40, 50, 55, 60, 70, 80, 90, 100, 110, 120, 2}));
+  // The ring records with the event they resolve to (the two written ones had none).
+  for (size_t i = 1; i + 1 < inner.records.size(); ++i) EXPECT_EQ(inner.records[i].event, "cpu-clock");
+}
+
+// What the merge holds at End (no round released it) still reaches the inner sink.
+TEST(BackgroundSink, RingRecordsHeldAtEndAreReleased) {
+  EventTable table;
+  EventInfo timed;
+  timed.attr.sample_type = PERF_SAMPLE_TIME;
+  timed.format = EventFormat::FromAttr(timed.attr);
+  table.Add(timed);
+  std::vector<uint64_t> words = Numbered(7);
+  const std::vector<uint64_t> second = Numbered(3);
+  words.insert(words.end(), second.begin(), second.end());
+  MemorySink inner;
+  {
+    BackgroundSink sink(&inner);
+    ASSERT_TRUE(sink.Begin(table).ok());
+    const absl::Span<const uint8_t> pieces[] = {
+        absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(words.data()), words.size() * 8)};
+    ASSERT_TRUE(sink.WriteRingRecords(pieces).ok());
+    ASSERT_TRUE(sink.EndRound().ok());  // round 1: nothing is released yet
+    ASSERT_TRUE(sink.End(CaptureSummary{}).ok());
+  }
+  ASSERT_EQ(inner.records.size(), 2u);
+  EXPECT_EQ(NumberOf(inner.records[0]), 3u);
+  EXPECT_EQ(NumberOf(inner.records[1]), 7u);
 }
 
 }  // namespace

@@ -30,6 +30,7 @@
 #include "decode/record.h"
 #include "decode/sample_layout.h"
 #include "sampler/cpu_list.h"
+#include "record/fan_out_sink.h"
 #include "record/json_lines_sink.h"
 #include "sampler/perf_event.h"
 #include "record/session.h"
@@ -217,6 +218,47 @@ TEST(RecordKernel, RingRecordsOfAPassGoToTheSinkOldestRingFirst) {
     EXPECT_GE(time, previous_time) << "ring write " << i << " of round " << round;
   }
   EXPECT_GT(passes_with_several_rings, 0u);
+}
+
+// perf.data beside JSON (`record --json`): perf.data still gets the rings'
+// records as the rings hold them (in spans, written once 512 KiB wait, as
+// without --json), and JSON gets every one of them in time order through the
+// merge. Before, one output needing time order put perf.data's records
+// through the merge too, one by one, flushed 4 MiB at a time: the drain
+// stopped for those writes and the rings overflowed at -F max.
+TEST(RecordKernel, RingRecordsSinkBesideATimeOrderedSinkStillGetsRingSpans) {
+  absl::StatusOr<std::vector<int>> cpus = ReadOnlineCpus(SystemPaths{});
+  ASSERT_TRUE(cpus.ok());
+  BusyCpus busy(*cpus);
+  RecordOptions options = Quiet();
+  options.system_wide = true;
+  options.events = "cpu-clock";
+  options.freq = 4000;
+  options.duration_seconds = 0.5;
+  RingRecordSink perfdata;
+  MemorySink json;
+  FanOutSink both;
+  both.Add(&json);
+  both.Add(&perfdata);
+  RUN_OR_SKIP(summary, options, both);
+  EXPECT_GT(perfdata.ring_writes, 0);
+  EXPECT_EQ(OfType(perfdata, PERF_RECORD_SAMPLE).size(), summary->total.samples);
+  EXPECT_EQ(OfType(json, PERF_RECORD_SAMPLE).size(), summary->total.samples);
+  EXPECT_GT(summary->total.samples, 100u);
+  // The same records, each once, in both; JSON's in time order.
+  ASSERT_EQ(json.records.size(), perfdata.records.size());
+  std::multiset<std::string> json_bytes, perfdata_bytes;
+  uint64_t last = 0;
+  for (const StoredRecord& r : json.records) {
+    json_bytes.emplace(reinterpret_cast<const char*>(r.bytes()), r.size);
+    const uint64_t time = SampleLayout(r.format).TimeOf(r.bytes(), r.size);
+    if (time == 0) continue;  // synthesized side-band
+    ASSERT_GE(time, last) << "a JSON record went back in time";
+    last = time;
+  }
+  for (const StoredRecord& r : perfdata.records)
+    perfdata_bytes.emplace(reinterpret_cast<const char*>(r.bytes()), r.size);
+  EXPECT_TRUE(json_bytes == perfdata_bytes);
 }
 
 TEST(RecordKernel, SystemWideSynthesizesRunningProcessesAndTheKernelMap) {
