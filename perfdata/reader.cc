@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <vector>
 
 #include "absl/base/attributes.h"
@@ -287,6 +288,11 @@ absl::StatusOr<std::unique_ptr<Reader>> Reader::Open(const std::string& path, Mo
       r->mapping_ = m;
       r->data_ = static_cast<const uint8_t*>(m);
       r->size_ = st.st_size;
+      r->guard_ = MappedInputGuard::Create(m, st.st_size, PROT_READ, fd);
+      r->input_fd_ = fd;
+      r->owns_input_fd_ = closer.own;
+      r->path_ = path;
+      closer.own = false;
     }
   }
   if (r->mapping_ == nullptr) {  // a pipe, or mmap refused: read it (file mode: all of it)
@@ -307,7 +313,7 @@ absl::StatusOr<std::unique_ptr<Reader>> Reader::Open(const std::string& path, Mo
     r->data_ = reinterpret_cast<const uint8_t*>(r->owned_.data());
     r->size_ = r->owned_.size();
   }
-  PERFDATA_RETURN_IF_ERROR(r->Init());
+  PERFDATA_RETURN_IF_ERROR(r->CheckInput(r->Init()));
   return r;
 }
 
@@ -355,8 +361,19 @@ void Reader::FollowPass(const uint8_t* at) {
 }
 
 Reader::~Reader() {
+  guard_.reset();  // before the mapping goes
   if (mapping_ != nullptr) munmap(mapping_, size_);
+  if (owns_input_fd_) close(input_fd_);
   if (owns_stream_fd_) close(stream_fd_);
+}
+
+absl::Status Reader::CheckInput(absl::Status status) const {
+  if (guard_ == nullptr) return status;
+  if (const std::optional<uint64_t> now = guard_->Shrunk()) {
+    return absl::DataLossError(
+        absl::StrFormat("%s: truncated to %u bytes while reading (it had %u)", path_, *now, size_));
+  }
+  return status;
 }
 
 absl::Status Reader::Init() {
@@ -613,6 +630,14 @@ absl::Status Reader::ForEachRecord(absl::FunctionRef<absl::Status(const RecordRe
                              absl::Span<const uint8_t> payload)
                              ABSL_ATTRIBUTE_ALWAYS_INLINE -> absl::Status {
         FollowPass(rec);
+        if (guard_ != nullptr) {
+          // The record's last byte (and its payload's) is read before it is
+          // handed out: a page the file no longer has faults here, and the
+          // record is not handed out (the file only shrinks from its end).
+          const volatile uint8_t* end = payload.empty() ? rec + size - 1 : payload.data() + payload.size() - 1;
+          (void)*end;
+          if (ABSL_PREDICT_FALSE(guard_->Faulted())) return CheckInput(absl::DataLossError("page lost"));
+        }
         const uint32_t type = RecordHeader::At(rec).type;
         if (type == kRecordCompressed || type == kRecordCompressed2) {
           ++stats_.compressed_chunks;
@@ -657,8 +682,8 @@ absl::Status Reader::ForEachRecord(absl::FunctionRef<absl::Status(const RecordRe
         ref.transient = transient;
         return deliver(ref);
       };
-  PERFDATA_RETURN_IF_ERROR(WalkRecords(data_ + header_.data.offset, header_.data.size,
-                                       header_.data.offset, on_record));
+  PERFDATA_RETURN_IF_ERROR(CheckInput(WalkRecords(data_ + header_.data.offset, header_.data.size,
+                                                  header_.data.offset, on_record)));
   if (streaming()) {
     transient = true;
     PERFDATA_RETURN_IF_ERROR(ReadStreamOn(on_record));
