@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -91,6 +92,36 @@ TEST(ReaderTruncationTest, RecordsBeforeAPageAlignedCutAreHandedOutIntactThenDat
   // Every whole record before the cut came out (the records are 48 bytes;
   // the last one that fits ends within a record of the cut).
   EXPECT_GT(last_end + 48, cut);
+}
+
+// A file larger than the reader's whole-resident limit (128 MiB) is read
+// in windows (populated ahead, given back behind): cut while the first
+// window is read, the pages of later windows are lost.
+TEST(ReaderTruncationTest, AWindowedFileCutWhileItIsReadIsDataLoss) {
+  const std::string path = test_util::TempPath("windowed.data");
+  std::string body;
+  while (body.size() < (1u << 20)) body += test_util::TwoEventData();
+  {
+    const std::string image = test_util::PipeImage(test_util::TwoEvents(), body);
+    FILE* f = fopen(path.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    fwrite(image.data(), 1, image.size(), f);
+    for (int i = 1; i < 160; ++i) fwrite(body.data(), 1, body.size(), f);
+    ASSERT_EQ(fclose(f), 0);
+  }
+  absl::StatusOr<std::unique_ptr<Reader>> r = Reader::Open(path);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const uint64_t cut = uint64_t{80} << 20;
+  uint64_t records = 0, last_end = 0;
+  const absl::Status s = (*r)->ForEachRecord([&](const RecordRef& ref) {
+    if (++records == 1000) EXPECT_EQ(truncate(path.c_str(), cut), 0);
+    EXPECT_LE(ref.offset + ref.size, cut);
+    last_end = ref.offset + ref.size;
+    return absl::OkStatus();
+  });
+  ExpectTruncationError(s, path, cut);
+  EXPECT_GT(last_end + 4096, cut);  // every record up to the cut came out
+  unlink(path.c_str());
 }
 
 TEST(ReaderTruncationTest, AReaderOfAnIntactFileSaysSo) {
