@@ -376,6 +376,18 @@ absl::Status Reader::CheckInput(absl::Status status) const {
   return status;
 }
 
+absl::Status Reader::CheckPageOf(const uint8_t* last) {
+  if (guard_ == nullptr) return absl::OkStatus();
+  // The byte is read here, before its record is handed out: a page the file
+  // no longer has faults now, and the record is not handed out (a file only
+  // shrinks from its end, so the pages before it are whole).
+  (void)*static_cast<const volatile uint8_t*>(last);
+  if (guard_->Faulted()) return CheckInput(absl::DataLossError(absl::StrCat(path_, ": a page was lost")));
+  static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  checked_until_ = reinterpret_cast<const uint8_t*>((reinterpret_cast<uintptr_t>(last) | (page - 1)) + 1);
+  return absl::OkStatus();
+}
+
 absl::Status Reader::Init() {
   PERFDATA_RETURN_IF_ERROR(CheckStart(data_, size_));
   header_.header_size = LoadUnaligned<uint64_t>(data_ + 8);
@@ -608,6 +620,9 @@ absl::Status Reader::ForEachRecord(absl::FunctionRef<absl::Status(const RecordRe
   }
   stats_ = ReadStats();
   StartPass();
+  // A mapped file's pages are checked as records first reach them; other
+  // inputs never.
+  checked_until_ = guard_ != nullptr ? data_ : reinterpret_cast<const uint8_t*>(UINTPTR_MAX);
   CompressedStream compressed;
   // Hands one record to fn after routing it to its event.
   auto deliver = [&](RecordRef& ref) ABSL_ATTRIBUTE_ALWAYS_INLINE -> absl::Status {
@@ -630,14 +645,8 @@ absl::Status Reader::ForEachRecord(absl::FunctionRef<absl::Status(const RecordRe
                              absl::Span<const uint8_t> payload)
                              ABSL_ATTRIBUTE_ALWAYS_INLINE -> absl::Status {
         FollowPass(rec);
-        if (guard_ != nullptr) {
-          // The record's last byte (and its payload's) is read before it is
-          // handed out: a page the file no longer has faults here, and the
-          // record is not handed out (the file only shrinks from its end).
-          const volatile uint8_t* end = payload.empty() ? rec + size - 1 : payload.data() + payload.size() - 1;
-          (void)*end;
-          if (ABSL_PREDICT_FALSE(guard_->Faulted())) return CheckInput(absl::DataLossError("page lost"));
-        }
+        const uint8_t* last = payload.empty() ? rec + size - 1 : payload.data() + payload.size() - 1;
+        if (ABSL_PREDICT_FALSE(last >= checked_until_)) PERFDATA_RETURN_IF_ERROR(CheckPageOf(last));
         const uint32_t type = RecordHeader::At(rec).type;
         if (type == kRecordCompressed || type == kRecordCompressed2) {
           ++stats_.compressed_chunks;

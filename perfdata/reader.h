@@ -152,6 +152,11 @@ class Reader {
   // `status`, or DataLoss when the mapped file shrank (any status: the bytes
   // read since may have been zeros).
   absl::Status CheckInput(absl::Status status) const;
+  // A mapped file: reads `last` (the last byte of a record about to be
+  // handed out) and says DataLoss when its page, or any, was lost; the
+  // records that end before checked_until_ need no check.
+  absl::Status CheckPageOf(const uint8_t* last);
+  const uint8_t* checked_until_ = nullptr;
   absl::Status ParseFileHeader();
   absl::Status ParseMetadata();
   // A windowed mapping (a file larger than kWholeResident): each pass
