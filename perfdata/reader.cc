@@ -377,7 +377,7 @@ absl::Status Reader::CheckInput(absl::Status status) const {
 }
 
 absl::Status Reader::CheckPageOf(const uint8_t* last) {
-  if (guard_ == nullptr) return absl::OkStatus();
+  if (guard_ == nullptr || last < checked_until_) return absl::OkStatus();
   // The byte is read here, before its record is handed out: a page the file
   // no longer has faults now, and the record is not handed out (a file only
   // shrinks from its end, so the pages before it are whole).
@@ -645,8 +645,10 @@ absl::Status Reader::ForEachRecord(absl::FunctionRef<absl::Status(const RecordRe
                              absl::Span<const uint8_t> payload)
                              ABSL_ATTRIBUTE_ALWAYS_INLINE -> absl::Status {
         FollowPass(rec);
-        const uint8_t* last = payload.empty() ? rec + size - 1 : payload.data() + payload.size() - 1;
-        if (ABSL_PREDICT_FALSE(last >= checked_until_)) PERFDATA_RETURN_IF_ERROR(CheckPageOf(last));
+        // Only AUXTRACE and TRACING_DATA have a payload (rare).
+        if (ABSL_PREDICT_FALSE(rec + size > checked_until_ || !payload.empty())) {
+          PERFDATA_RETURN_IF_ERROR(CheckPageOf(payload.empty() ? rec + size - 1 : payload.data() + payload.size() - 1));
+        }
         const uint32_t type = RecordHeader::At(rec).type;
         if (type == kRecordCompressed || type == kRecordCompressed2) {
           ++stats_.compressed_chunks;

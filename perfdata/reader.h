@@ -154,7 +154,7 @@ class Reader {
   absl::Status CheckInput(absl::Status status) const;
   // A mapped file: reads `last` (the last byte of a record about to be
   // handed out) and says DataLoss when its page, or any, was lost; the
-  // records that end before checked_until_ need no check.
+  // records that end at or before checked_until_ need no check.
   absl::Status CheckPageOf(const uint8_t* last);
   const uint8_t* checked_until_ = nullptr;
   absl::Status ParseFileHeader();

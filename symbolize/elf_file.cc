@@ -173,12 +173,13 @@ absl::Status ElfFile::Parse() {
   // truncated meanwhile would be zeros, an empty name instead of none.
   size_t name_bytes = 0;
   for (const SymbolCandidate& c : all) name_bytes += c.name.size();
-  names_.reserve(name_bytes);
+  names_.resize(name_bytes);
   symbols_.reserve(all.size());
+  char* to = names_.data();
   for (const SymbolCandidate& c : all) {
-    const absl::string_view name(names_.data() + names_.size(), c.name.size());
-    names_.append(c.name.data(), c.name.size());
-    symbols_.push_back({c.start, c.end, name});
+    if (!c.name.empty()) std::memcpy(to, c.name.data(), c.name.size());
+    symbols_.push_back({c.start, c.end, absl::string_view(to, c.name.size())});
+    to += c.name.size();
   }
   return absl::OkStatus();
 }
