@@ -623,6 +623,7 @@ absl::Status Reader::ForEachRecord(absl::FunctionRef<absl::Status(const RecordRe
   // A mapped file's pages are checked as records first reach them; other
   // inputs never.
   checked_until_ = guard_ != nullptr ? data_ : reinterpret_cast<const uint8_t*>(UINTPTR_MAX);
+  next_step_or_check_ = windowed_ ? std::min(next_step_, checked_until_) : checked_until_;
   CompressedStream compressed;
   // Hands one record to fn after routing it to its event.
   auto deliver = [&](RecordRef& ref) ABSL_ATTRIBUTE_ALWAYS_INLINE -> absl::Status {
@@ -644,10 +645,12 @@ absl::Status Reader::ForEachRecord(absl::FunctionRef<absl::Status(const RecordRe
   const auto on_record = [&](const uint8_t* rec, uint32_t size, uint64_t offset,
                              absl::Span<const uint8_t> payload)
                              ABSL_ATTRIBUTE_ALWAYS_INLINE -> absl::Status {
-        FollowPass(rec);
-        // Only AUXTRACE and TRACING_DATA have a payload (rare).
-        if (ABSL_PREDICT_FALSE(rec + size > checked_until_ || !payload.empty())) {
+        // One comparison per record for both the window (FollowPass) and
+        // the page check; only AUXTRACE and TRACING_DATA have a payload.
+        if (ABSL_PREDICT_FALSE(rec + size > next_step_or_check_ || !payload.empty())) {
+          FollowPass(rec);
           PERFDATA_RETURN_IF_ERROR(CheckPageOf(payload.empty() ? rec + size - 1 : payload.data() + payload.size() - 1));
+          next_step_or_check_ = windowed_ ? std::min(next_step_, checked_until_) : checked_until_;
         }
         const uint32_t type = RecordHeader::At(rec).type;
         if (type == kRecordCompressed || type == kRecordCompressed2) {

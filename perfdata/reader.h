@@ -157,6 +157,7 @@ class Reader {
   // records that end at or before checked_until_ need no check.
   absl::Status CheckPageOf(const uint8_t* last);
   const uint8_t* checked_until_ = nullptr;
+  const uint8_t* next_step_or_check_ = nullptr;  // min(next_step_ when windowed, checked_until_)
   absl::Status ParseFileHeader();
   absl::Status ParseMetadata();
   // A windowed mapping (a file larger than kWholeResident): each pass

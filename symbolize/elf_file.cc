@@ -173,9 +173,9 @@ absl::Status ElfFile::Parse() {
   // truncated meanwhile would be zeros, an empty name instead of none.
   size_t name_bytes = 0;
   for (const SymbolCandidate& c : all) name_bytes += c.name.size();
-  names_.resize(name_bytes);
+  names_.reset(new char[name_bytes]);  // not zeroed: every byte is copied over
   symbols_.reserve(all.size());
-  char* to = names_.data();
+  char* to = names_.get();
   for (const SymbolCandidate& c : all) {
     if (!c.name.empty()) std::memcpy(to, c.name.data(), c.name.size());
     symbols_.push_back({c.start, c.end, absl::string_view(to, c.name.size())});

@@ -98,7 +98,7 @@ class ElfFile {
   std::string owned_;          // FromBytes
   void* mapping_ = nullptr;    // Open: the whole file, private (copy on write)
   std::unique_ptr<perfdata::MappedInputGuard> guard_;  // of mapping_
-  std::string names_;          // the symbols' names, back to back
+  std::unique_ptr<char[]> names_;  // the symbols' names, back to back
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
   void* elf_ = nullptr;        // Elf*
