@@ -80,7 +80,9 @@ TEST(ReaderTruncationTest, RecordsBeforeAPageAlignedCutAreHandedOutIntactThenDat
   uint64_t records = 0, last_end = 0;
   const absl::Status s = (*r)->ForEachRecord([&](const RecordRef& ref) {
     // The 100th record: the file is cut while the reader is in the middle.
-    if (++records == 100) EXPECT_EQ(truncate(path.c_str(), cut), 0);
+    if (++records == 100) {
+      EXPECT_EQ(truncate(path.c_str(), cut), 0);
+    }
     // Every record handed out is the file's bytes, never a lost page's zeros.
     EXPECT_LE(ref.offset + ref.size, cut);
     EXPECT_EQ(std::string(reinterpret_cast<const char*>(ref.bytes), ref.size), image.substr(ref.offset, ref.size))
@@ -114,7 +116,9 @@ TEST(ReaderTruncationTest, AWindowedFileCutWhileItIsReadIsDataLoss) {
   const uint64_t cut = uint64_t{80} << 20;
   uint64_t records = 0, last_end = 0;
   const absl::Status s = (*r)->ForEachRecord([&](const RecordRef& ref) {
-    if (++records == 1000) EXPECT_EQ(truncate(path.c_str(), cut), 0);
+    if (++records == 1000) {
+      EXPECT_EQ(truncate(path.c_str(), cut), 0);
+    }
     EXPECT_LE(ref.offset + ref.size, cut);
     last_end = ref.offset + ref.size;
     return absl::OkStatus();
