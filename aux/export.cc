@@ -563,6 +563,9 @@ absl::StatusOr<AuxExportResult> ExportAuxTrace(const AuxExportOptions& options) 
   if (!dir_fd.ok()) return dir_fd.status();
   s = WriteFiles(*dir_fd, options.dir, files);
   close(*dir_fd);
+  // The pieces point into the Reader's mapping of the input: one cut short
+  // meanwhile gave zeros (or EFAULT) instead of its bytes.
+  if (absl::Status input = (*reader)->CheckInput(); !input.ok()) return input;
   if (!s.ok()) return s;
   for (const OutFile& f : files) result.files.push_back(f.name);
   return result;

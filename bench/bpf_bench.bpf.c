@@ -22,6 +22,14 @@
 
 #include "bench/bpf_bench_record.h"
 
+/* What a tracepoint program returns decides whether the kernel goes on to
+ * the perf events on the same tracepoint (perf_trace_run_bpf_submit): 0
+ * would silently drop sys_enter_getpgid, sched_process_fork, _exec and
+ * _exit for every `perf record` or `perfring record -e` of them on the
+ * machine while the benchmark runs. 1 leaves them their samples (as
+ * bpf/execsnoop.bpf.c does). */
+#define KEEP_PERF_SAMPLES 1
+
 const volatile __u32 bench_tgid = 0;
 const volatile __u32 record_size = 64; /* >= sizeof(struct bench_record), <= BENCH_MAX_RECORD */
 const volatile __u32 batch = 1;
@@ -118,44 +126,44 @@ static __always_inline struct bench_record *scratch_record(__u32 kind) {
 
 SEC("tracepoint/syscalls/sys_enter_getpgid")
 int bench_reserve(void *ctx) {
-  if (!mine()) return 0;
+  if (!mine()) return KEEP_PERF_SAMPLES;
   for (__u32 i = 0; i < batch && i < BENCH_MAX_BATCH; i++) reserve_one();
-  return 0;
+  return KEEP_PERF_SAMPLES;
 }
 
 SEC("tracepoint/syscalls/sys_enter_getpgid")
 int bench_output(void *ctx) {
-  if (!mine()) return 0;
+  if (!mine()) return KEEP_PERF_SAMPLES;
   for (__u32 i = 0; i < batch && i < BENCH_MAX_BATCH; i++) {
     struct bench_record *r = scratch_record(BENCH_KIND_SYSCALL);
-    if (!r) return 0;
+    if (!r) return KEEP_PERF_SAMPLES;
     if (bpf_ringbuf_output(&rb, r, record_size, wakeup_flags()) != 0) count(BENCH_COUNTER_FAILED);
   }
-  return 0;
+  return KEEP_PERF_SAMPLES;
 }
 
 SEC("tracepoint/syscalls/sys_enter_getpgid")
 int bench_perfbuf(void *ctx) {
-  if (!mine()) return 0;
+  if (!mine()) return KEEP_PERF_SAMPLES;
   for (__u32 i = 0; i < batch && i < BENCH_MAX_BATCH; i++) {
     struct bench_record *r = scratch_record(BENCH_KIND_SYSCALL);
-    if (!r) return 0;
+    if (!r) return KEEP_PERF_SAMPLES;
     if (bpf_perf_event_output(ctx, &pb, BPF_F_CURRENT_CPU, r, record_size) != 0)
       count(BENCH_COUNTER_FAILED);
   }
-  return 0;
+  return KEEP_PERF_SAMPLES;
 }
 
 /* One process event, the same record to the three buffers. */
 static __always_inline int order_event(void *ctx, __u32 kind) {
   struct bench_record *r = scratch_record(kind);
-  if (!r) return 0;
+  if (!r) return KEEP_PERF_SAMPLES;
   if (bpf_ringbuf_output(&rb, r, sizeof(*r), 0) != 0) count(BENCH_COUNTER_FAILED);
   if (bpf_perf_event_output(ctx, &pb, BPF_F_CURRENT_CPU, r, sizeof(*r)) != 0)
     count(BENCH_COUNTER_FAILED);
   if (bpf_perf_event_output(ctx, &pb2, BPF_F_CURRENT_CPU, r, sizeof(*r)) != 0)
     count(BENCH_COUNTER_FAILED);
-  return 0;
+  return KEEP_PERF_SAMPLES;
 }
 
 SEC("tracepoint/sched/sched_process_fork")

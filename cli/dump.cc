@@ -176,6 +176,9 @@ absl::Status RunDump(const DumpOptions& options, FILE* out, FILE* err) {
     }
     PERFDATA_RETURN_IF_ERROR(sink.Finish());
   }
+  // Records read after the reader's own checks (a time-ordered pass, the
+  // sink's render threads) may have met a file cut short meanwhile.
+  PERFDATA_RETURN_IF_ERROR(r.CheckInput());
   for (const auto& [type, count] : r.stats().unknown_types) {
     absl::FPrintF(err, "perfring dump: %u record(s) of unknown type %u (shown as UNKNOWN)\n", count, type);
   }

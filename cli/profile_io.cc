@@ -70,6 +70,8 @@ absl::StatusOr<symbolize::Profile> LoadProfile(absl::string_view command, const 
   if (!reader.ok()) return reader.status();
   absl::StatusOr<symbolize::Profile> profile = symbolize::BuildProfile(**reader, options.symbols);
   if (!profile.ok()) return profile.status();
+  // The file cut short while it was read.
+  if (absl::Status input = (*reader)->CheckInput(); !input.ok()) return input;
   if (!options.quiet)
     for (const std::string& w : profile->warnings)
       std::fprintf(stderr, "perfring %.*s: warning: %s\n", static_cast<int>(command.size()),

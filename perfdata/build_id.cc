@@ -66,7 +66,9 @@ absl::StatusOr<std::string> ReadElfBuildId(const std::string& path) {
   if (h.fd < 0) {
     return absl::NotFoundError(absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
   }
-  h.elf = elf_begin(h.fd, ELF_C_READ_MMAP, nullptr);
+  // Read with pread as needed, not mapped: a file truncated meanwhile (a
+  // package upgrade rewriting it in place) is a short read, not SIGBUS.
+  h.elf = elf_begin(h.fd, ELF_C_READ, nullptr);
   if (h.elf == nullptr || elf_kind(h.elf) != ELF_K_ELF) {
     return absl::InvalidArgumentError(absl::StrCat(path, " is not an ELF file"));
   }

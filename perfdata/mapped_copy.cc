@@ -44,7 +44,13 @@ void OnSigbus(int sig, siginfo_t* info, void* context) {
     g.fault = addr;
     siglongjmp(g.landing, 1);
   }
-  // Not ours: as if this handler had never been installed.
+  // Not ours. A handler before ours (perfdata/mapped_input's guard, a
+  // sanitizer's) gets it directly, so that it stays installed too.
+  if ((g_previous.sa_flags & SA_SIGINFO) != 0 && g_previous.sa_sigaction != nullptr) {
+    g_previous.sa_sigaction(sig, info, context);
+    return;
+  }
+  // As if this handler had never been installed.
   struct sigaction previous = g_previous;
   if ((previous.sa_flags & SA_SIGINFO) == 0 && previous.sa_handler == SIG_IGN) {
     previous.sa_handler = SIG_DFL;  // a fault cannot be ignored (the kernel would kill anyway)
@@ -53,7 +59,6 @@ void OnSigbus(int sig, siginfo_t* info, void* context) {
   // A fault happens again when the instruction re-runs on return; a signal
   // that was sent is sent again (blocked until this handler returns).
   if (info->si_code <= 0) raise(sig);
-  (void)context;
 }
 
 void InstallOnce() {

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <vector>
 
 #include "absl/base/attributes.h"
@@ -287,6 +288,11 @@ absl::StatusOr<std::unique_ptr<Reader>> Reader::Open(const std::string& path, Mo
       r->mapping_ = m;
       r->data_ = static_cast<const uint8_t*>(m);
       r->size_ = st.st_size;
+      r->guard_ = MappedInputGuard::Create(m, st.st_size, PROT_READ, fd);
+      r->input_fd_ = fd;
+      r->owns_input_fd_ = closer.own;
+      r->path_ = path;
+      closer.own = false;
     }
   }
   if (r->mapping_ == nullptr) {  // a pipe, or mmap refused: read it (file mode: all of it)
@@ -307,7 +313,7 @@ absl::StatusOr<std::unique_ptr<Reader>> Reader::Open(const std::string& path, Mo
     r->data_ = reinterpret_cast<const uint8_t*>(r->owned_.data());
     r->size_ = r->owned_.size();
   }
-  PERFDATA_RETURN_IF_ERROR(r->Init());
+  PERFDATA_RETURN_IF_ERROR(r->CheckInput(r->Init()));
   return r;
 }
 
@@ -355,8 +361,31 @@ void Reader::FollowPass(const uint8_t* at) {
 }
 
 Reader::~Reader() {
+  guard_.reset();  // before the mapping goes
   if (mapping_ != nullptr) munmap(mapping_, size_);
+  if (owns_input_fd_) close(input_fd_);
   if (owns_stream_fd_) close(stream_fd_);
+}
+
+absl::Status Reader::CheckInput(absl::Status status) const {
+  if (guard_ == nullptr) return status;
+  if (const std::optional<uint64_t> now = guard_->Shrunk()) {
+    return absl::DataLossError(
+        absl::StrFormat("%s: truncated to %u bytes while reading (it had %u)", path_, *now, size_));
+  }
+  return status;
+}
+
+absl::Status Reader::CheckPageOf(const uint8_t* last) {
+  if (guard_ == nullptr || last < checked_until_) return absl::OkStatus();
+  // The byte is read here, before its record is handed out: a page the file
+  // no longer has faults now, and the record is not handed out (a file only
+  // shrinks from its end, so the pages before it are whole).
+  (void)*static_cast<const volatile uint8_t*>(last);
+  if (guard_->Faulted()) return CheckInput(absl::DataLossError(absl::StrCat(path_, ": a page was lost")));
+  static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  checked_until_ = reinterpret_cast<const uint8_t*>((reinterpret_cast<uintptr_t>(last) | (page - 1)) + 1);
+  return absl::OkStatus();
 }
 
 absl::Status Reader::Init() {
@@ -591,6 +620,10 @@ absl::Status Reader::ForEachRecord(absl::FunctionRef<absl::Status(const RecordRe
   }
   stats_ = ReadStats();
   StartPass();
+  // A mapped file's pages are checked as records first reach them; other
+  // inputs never.
+  checked_until_ = guard_ != nullptr ? data_ : reinterpret_cast<const uint8_t*>(UINTPTR_MAX);
+  next_step_or_check_ = windowed_ ? std::min(next_step_, checked_until_) : checked_until_;
   CompressedStream compressed;
   // Hands one record to fn after routing it to its event.
   auto deliver = [&](RecordRef& ref) ABSL_ATTRIBUTE_ALWAYS_INLINE -> absl::Status {
@@ -612,7 +645,13 @@ absl::Status Reader::ForEachRecord(absl::FunctionRef<absl::Status(const RecordRe
   const auto on_record = [&](const uint8_t* rec, uint32_t size, uint64_t offset,
                              absl::Span<const uint8_t> payload)
                              ABSL_ATTRIBUTE_ALWAYS_INLINE -> absl::Status {
-        FollowPass(rec);
+        // One comparison per record for both the window (FollowPass) and
+        // the page check; only AUXTRACE and TRACING_DATA have a payload.
+        if (ABSL_PREDICT_FALSE(rec + size > next_step_or_check_ || !payload.empty())) {
+          FollowPass(rec);
+          PERFDATA_RETURN_IF_ERROR(CheckPageOf(payload.empty() ? rec + size - 1 : payload.data() + payload.size() - 1));
+          next_step_or_check_ = windowed_ ? std::min(next_step_, checked_until_) : checked_until_;
+        }
         const uint32_t type = RecordHeader::At(rec).type;
         if (type == kRecordCompressed || type == kRecordCompressed2) {
           ++stats_.compressed_chunks;
@@ -657,8 +696,8 @@ absl::Status Reader::ForEachRecord(absl::FunctionRef<absl::Status(const RecordRe
         ref.transient = transient;
         return deliver(ref);
       };
-  PERFDATA_RETURN_IF_ERROR(WalkRecords(data_ + header_.data.offset, header_.data.size,
-                                       header_.data.offset, on_record));
+  PERFDATA_RETURN_IF_ERROR(CheckInput(WalkRecords(data_ + header_.data.offset, header_.data.size,
+                                                  header_.data.offset, on_record)));
   if (streaming()) {
     transient = true;
     PERFDATA_RETURN_IF_ERROR(ReadStreamOn(on_record));

@@ -22,7 +22,11 @@
 // quarter of the address-space limit (RLIMIT_AS, ulimit -v) when that is
 // lower; past it Open fails with OutOfRange (a file of any size is mapped,
 // not read; one larger than 128 MiB is read in windows, each pass giving the
-// pages a window behind it back: about 80 MiB resident, whatever its size). Every size, offset and count read from the input is
+// pages a window behind it back: about 80 MiB resident, whatever its size).
+// A mapped file that shrinks while it is read (another process truncates it,
+// perf record rewrites it in place) is a DataLoss error, "FILE: truncated to
+// N bytes while reading (it had M)", from Open, ForEachRecord or
+// CheckInput, never a SIGBUS (perfdata/mapped_input). Every size, offset and count read from the input is
 // checked in 64-bit arithmetic against what remains before it is used; one
 // claiming more than the input holds is an error, never an allocation. Not
 // thread-safe; the Reader owns the bytes RecordRefs point into.
@@ -41,6 +45,7 @@
 #include "absl/types/span.h"
 #include "decode/event_table.h"
 #include "perfdata/features.h"
+#include "perfdata/mapped_input.h"
 
 namespace perfring::perfdata {
 
@@ -135,10 +140,24 @@ class Reader {
   bool streaming() const { return stream_fd_ >= 0; }
   absl::Status ForEachRecord(absl::FunctionRef<absl::Status(const RecordRef&)> fn);
   const ReadStats& stats() const { return stats_; }
+  // DataLoss (see above) when the mapped file shrank since Open, else OK.
+  // ForEachRecord checks before each record and at its end; a consumer that
+  // reads RecordRefs after ForEachRecord has returned (a time-ordered pass,
+  // render threads) asks here before it trusts what it read. One fstat.
+  absl::Status CheckInput() const { return CheckInput(absl::OkStatus()); }
 
  private:
   Reader() = default;
   absl::Status Init();
+  // `status`, or DataLoss when the mapped file shrank (any status: the bytes
+  // read since may have been zeros).
+  absl::Status CheckInput(absl::Status status) const;
+  // A mapped file: reads `last` (the last byte of a record about to be
+  // handed out) and says DataLoss when its page, or any, was lost; the
+  // records that end at or before checked_until_ need no check.
+  absl::Status CheckPageOf(const uint8_t* last);
+  const uint8_t* checked_until_ = nullptr;
+  const uint8_t* next_step_or_check_ = nullptr;  // min(next_step_ when windowed, checked_until_)
   absl::Status ParseFileHeader();
   absl::Status ParseMetadata();
   // A windowed mapping (a file larger than kWholeResident): each pass
@@ -157,6 +176,11 @@ class Reader {
   const uint8_t* data_ = nullptr;
   uint64_t size_ = 0;
   void* mapping_ = nullptr;
+  // A mapped file: its guard, the fd it stats, the path errors name.
+  std::unique_ptr<MappedInputGuard> guard_;
+  int input_fd_ = -1;
+  bool owns_input_fd_ = false;
+  std::string path_;
   bool windowed_ = false;
   const uint8_t* released_ = nullptr;   // a pass gave back the pages before this
   const uint8_t* next_step_ = nullptr;  // where the pass moves its window next

@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "perfdata/build_id.h"
+#include "perfdata/mapped_input.h"
 #include "symbolize/symbol_choice.h"
 
 namespace perfring::symbolize {
@@ -50,9 +51,23 @@ absl::StatusOr<std::unique_ptr<ElfFile>> ElfFile::Open(const std::string& path,
     }
     file->mapping_ = m;
     file->data_ = static_cast<const uint8_t*>(m);
+    // A file truncated while it is read (or later, under ReadAt) gives zero
+    // pages instead of SIGBUS (perfdata/mapped_input); what was read from
+    // it is then not used.
+    file->guard_ = perfdata::MappedInputGuard::Create(m, file->size_, PROT_READ | PROT_WRITE, -1);
+  }
+  absl::Status parsed = file->Parse();
+  // Everything Parse keeps is copied out of the mapping (names too), so a
+  // file that was whole when Parse ended is whole for every later Lookup.
+  if (file->guard_ != nullptr) {
+    const bool shrunk = fstat(fd, &st) == 0 && static_cast<size_t>(st.st_size) < file->size_;
+    if (shrunk || file->guard_->Faulted()) {
+      parsed = absl::DataLossError(absl::StrCat(path, ": truncated to ", st.st_size,
+                                                " bytes while reading (it had ", file->size_, ")"));
+    }
   }
   close(fd);
-  if (absl::Status s = file->Parse(); !s.ok()) return s;
+  if (!parsed.ok()) return parsed;
   return file;
 }
 
@@ -68,6 +83,7 @@ absl::StatusOr<std::unique_ptr<ElfFile>> ElfFile::FromBytes(std::string bytes, s
 
 ElfFile::~ElfFile() {
   if (elf_ != nullptr) elf_end(AsElf(elf_));
+  guard_.reset();  // before the mapping goes
   if (mapping_ != nullptr) munmap(mapping_, size_);
 }
 
@@ -153,8 +169,18 @@ absl::Status ElfFile::Parse() {
   if (all.empty()) symbol_table_ = "";
   AddPltSymbols(&all);
   ChooseSymbols(&all);
+  // The names are copied out of the file: a name read later from a file
+  // truncated meanwhile would be zeros, an empty name instead of none.
+  size_t name_bytes = 0;
+  for (const SymbolCandidate& c : all) name_bytes += c.name.size();
+  names_.reset(new char[name_bytes]);  // not zeroed: every byte is copied over
   symbols_.reserve(all.size());
-  for (const SymbolCandidate& c : all) symbols_.push_back({c.start, c.end, c.name});
+  char* to = names_.get();
+  for (const SymbolCandidate& c : all) {
+    if (!c.name.empty()) std::memcpy(to, c.name.data(), c.name.size());
+    symbols_.push_back({c.start, c.end, absl::string_view(to, c.name.size())});
+    to += c.name.size();
+  }
   return absl::OkStatus();
 }
 
@@ -281,7 +307,8 @@ const ElfFile::Symbol* ElfFile::Lookup(uint64_t vaddr) const {
 bool ElfFile::ReadAt(uint64_t offset, void* out, size_t size) const {
   if (offset > size_ || size > size_ - offset) return false;
   std::memcpy(out, data_ + offset, size);
-  return true;
+  // A page the file no longer has read as zeros: not the file's bytes.
+  return guard_ == nullptr || !guard_->Faulted();
 }
 
 }  // namespace perfring::symbolize

@@ -13,7 +13,10 @@
 //
 // Every size and offset read from the file is checked by libelf or here
 // against the image: any bytes give an ElfFile or an error, never a read
-// outside the image (tests/fuzz/symbolizer_fuzzer). Immutable once opened:
+// outside the image (tests/fuzz/symbolizer_fuzzer). A file truncated while
+// Open reads it is a DataLoss error (its addresses then stay unnamed); one
+// truncated later keeps the symbols read from it, and ReadAt of a lost page
+// returns false (perfdata/mapped_input). Immutable once opened:
 // const calls are thread-safe. The object owns the mapping (or the bytes)
 // and the libelf handle; names returned point into it.
 #ifndef PERFRING_SYMBOLIZE_ELF_FILE_H_
@@ -29,6 +32,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "perfdata/mapped_input.h"
 #include "symbolize/symbol_choice.h"
 
 namespace perfring::symbolize {
@@ -37,7 +41,7 @@ class ElfFile {
  public:
   struct Symbol {
     uint64_t start = 0, end = 0;  // [start, end) in the ELF's virtual addresses
-    absl::string_view name;       // as in the string table (mangled); points into the file
+    absl::string_view name;       // as in the string table (mangled); owned by the ElfFile
   };
   struct Segment {  // a PT_LOAD
     uint64_t vaddr = 0, memsz = 0, offset = 0, filesz = 0;
@@ -93,6 +97,8 @@ class ElfFile {
   std::string path_;
   std::string owned_;          // FromBytes
   void* mapping_ = nullptr;    // Open: the whole file, private (copy on write)
+  std::unique_ptr<perfdata::MappedInputGuard> guard_;  // of mapping_
+  std::unique_ptr<char[]> names_;  // the symbols' names, back to back
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
   void* elf_ = nullptr;        // Elf*
