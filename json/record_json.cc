@@ -8,7 +8,7 @@
 
 #include "absl/base/optimization.h"
 #include "decode/record_type.h"
-#include "decode/sample_layout.h"
+#include "decode/fixed_sample.h"
 #include "decode/views.h"
 #include "json/json_sink.h"
 #include "json/kernel_records_json.h"
@@ -197,38 +197,17 @@ PERFRING_JSON_FLATTEN void WriteLine(const Record& rec, const EventInfo* event,
   j.EndLine();
 }
 
-// The sample_type bits WriteSampleLine renders: the fixed fields and the
-// callchain.
-constexpr uint64_t kDirectSampleBits = ~kSampleFieldsAfterPeriod | PERF_SAMPLE_CALLCHAIN;
-
-// AppendSampleJsonLine's rendering: WriteLine's and WriteSample's calls for
-// the fields kDirectSampleBits may hold, in their order, each value read at
-// its layout offset; the checks are DecodeRecord's for these layouts.
-// Flattened (PERFRING_JSON_FLATTEN).
+// AppendSampleJsonLine's rendering of a sample decode/fixed_sample.h reads
+// in place: WriteLine's and WriteSample's calls for the fields
+// kFixedSampleBits may hold, in their order. (An EventInfo built by hand may
+// hold a layout of another format: ReadFixedSample declines it, and the
+// decoder's way renders it.) Flattened (PERFRING_JSON_FLATTEN).
 PERFRING_JSON_FLATTEN bool WriteSampleLine(const uint8_t* bytes, uint32_t size,
                                               const EventInfo& event, JsonOutput* out) {
   const uint64_t t = event.format.sample_type;
-  const SampleLayout& at = event.layout;
-  // (An EventInfo built by hand may hold a layout of another format: then
-  // the decoder's way.)
-  if (size < sizeof(perf_event_header) || (t & ~kDirectSampleBits) != 0 || at.sample_type != t)
-    return false;
-  const auto header = LoadUnaligned<perf_event_header>(bytes);
-  if (header.type != PERF_RECORD_SAMPLE || header.size > size || header.size % 8 != 0 ||
-      header.size < static_cast<uint32_t>(at.variable_begin)) {
-    return false;  // not a SAMPLE, or what the decoder would call malformed
-  }
-  U64Array callchain;
-  if (t & PERF_SAMPLE_CALLCHAIN) {
-    const uint32_t begin = static_cast<uint32_t>(at.variable_begin);
-    if (header.size - begin < 8) return false;
-    const uint64_t nr = LoadUnaligned<uint64_t>(bytes + begin);
-    if (nr > (header.size - begin - 8) / 8) return false;
-    callchain = U64Array(bytes + begin + 8, nr);
-  }
-  const auto u64_at = [bytes](int offset) { return LoadUnaligned<uint64_t>(bytes + offset); };
-  const auto u32_at = [bytes](int offset) { return LoadUnaligned<uint32_t>(bytes + offset); };
-  const uint16_t misc = header.misc;
+  FixedSample s;
+  if (!ReadFixedSample(bytes, size, t, event.layout, &s)) return false;
+  const uint16_t misc = s.misc;
   JsonBuffer buffer;  // not initialized: only the bytes written are read
   JsonSink j(out, &buffer);
   j.RawKeys(EventNames().Get(event).sample_opening);  // {"type":"SAMPLE","event":…,"misc":
@@ -240,36 +219,36 @@ PERFRING_JSON_FLATTEN bool WriteSampleLine(const uint8_t* bytes, uint32_t size,
   }
   if (t & PERF_SAMPLE_IP) {
     j.Key("ip");
-    j.Hex(u64_at(at.ip));
+    j.Hex(s.ip);
   }
-  if (t & PERF_SAMPLE_TID) json_internal::WritePidTid(j, u32_at(at.tid), u32_at(at.tid + 4));
+  if (t & PERF_SAMPLE_TID) json_internal::WritePidTid(j, s.pid, s.tid);
   if (t & PERF_SAMPLE_TIME) {
     j.Key("time");
-    j.U64(u64_at(at.time));
+    j.U64(s.time);
   }
   if (t & PERF_SAMPLE_ADDR) {
     j.Key("addr");
-    j.Hex(u64_at(at.addr));
+    j.Hex(s.addr);
   }
   if (t & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER)) {
     j.Key("id");
-    j.U64(u64_at((t & PERF_SAMPLE_ID) ? at.id : at.identifier));
+    j.U64((t & PERF_SAMPLE_ID) ? s.id : s.identifier);
   }
   if (t & PERF_SAMPLE_STREAM_ID) {
     j.Key("stream_id");
-    j.U64(u64_at(at.stream_id));
+    j.U64(s.stream_id);
   }
   if (t & PERF_SAMPLE_CPU) {
     j.Key("cpu");
-    j.U64(u32_at(at.cpu));
+    j.U64(s.cpu);
   }
   if (t & PERF_SAMPLE_PERIOD) {
     j.Key("period");
-    j.U64(u64_at(at.period));
+    j.U64(s.period);
   }
   if (t & PERF_SAMPLE_CALLCHAIN) {
     j.Key("callchain");
-    json_internal::WriteCallchain(j, callchain);
+    json_internal::WriteCallchain(j, s.callchain);
   }
   j.EndObject();
   j.EndLine();

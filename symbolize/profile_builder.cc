@@ -23,6 +23,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/types/span.h"
 #include "decode/decoder.h"
+#include "decode/fixed_sample.h"
 #include "decode/record.h"
 #include "perfdata/build_id.h"
 #include "perfdata/dso_hits.h"
@@ -187,19 +188,14 @@ class StackSet {
   absl::flat_hash_set<uint32_t, Hash, Eq> set_;
 };
 
-// What OnSample reads of a SAMPLE (the decoded record's fields; the chain
-// points into the record's bytes).
-struct SampleFields {
-  uint64_t sample_type = 0, ip = 0, addr = 0, time = 0, period = 0;
-  uint32_t pid = 0, tid = 0, cpu = 0;
-  U64Array callchain;
-  static SampleFields Of(const perfring::Sample& s) {
-    SampleFields f;
-    f.sample_type = s.sample_type, f.ip = s.ip, f.addr = s.addr, f.time = s.time;
-    f.period = s.period, f.pid = s.pid, f.tid = s.tid, f.cpu = s.cpu, f.callchain = s.callchain;
-    return f;
-  }
-};
+// What OnSample reads of a SAMPLE the decoder decoded, in the shape
+// ReadFixedSample gives it (the chain points into the record's bytes).
+FixedSample FieldsOf(const perfring::Sample& s) {
+  FixedSample f;
+  f.sample_type = s.sample_type, f.ip = s.ip, f.addr = s.addr, f.time = s.time;
+  f.period = s.period, f.pid = s.pid, f.tid = s.tid, f.cpu = s.cpu, f.callchain = s.callchain;
+  return f;
+}
 
 // One kept record on its way from the thread that walks the capture to the
 // one that resolves it, in time order. A SAMPLE without user registers and
@@ -213,7 +209,7 @@ struct Work {
   uint64_t offset = 0;
   bool decoded = false;
   uint16_t misc = 0;               // header.misc, when decoded
-  SampleFields sample;             // when decoded
+  FixedSample sample;              // when decoded
 };
 
 // A run of Works and the copies of the transient records among them (from
@@ -238,43 +234,6 @@ bool KeepRecord(const perfdata::RecordRef& ref) {
   }
 }
 
-// The sample_type bits DecodeAhead reads without the decoder: the fixed
-// fields (at SampleLayout's offsets) and the callchain right after them.
-constexpr uint64_t kFixedSampleBits = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-                                      PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
-                                      PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
-
-// A SAMPLE of only fixed fields and a callchain, read in place: true and
-// *out set when the record holds all of them (what DecodeRecord would
-// accept, with the same values), false to leave it to DecodeRecord.
-bool ReadFixedSample(const uint8_t* bytes, uint32_t size, const EventInfo& event, SampleFields* out) {
-  const uint64_t st = event.format.sample_type;
-  if ((st & ~(kFixedSampleBits | PERF_SAMPLE_CALLCHAIN)) != 0) return false;
-  const uint32_t record_size = LoadUnaligned<perf_event_header>(bytes).size;
-  const SampleLayout& l = event.layout;
-  const uint32_t fixed_end = static_cast<uint32_t>(l.variable_begin);
-  if (record_size > size || record_size % 8 != 0 || record_size < fixed_end) return false;
-  SampleFields f;
-  f.sample_type = st;
-  if (st & PERF_SAMPLE_CALLCHAIN) {
-    if (record_size - fixed_end < 8) return false;
-    const uint64_t nr = LoadUnaligned<uint64_t>(bytes + fixed_end);
-    if (nr > (record_size - fixed_end - 8) / 8) return false;
-    f.callchain = U64Array(bytes + fixed_end + 8, nr);
-  }
-  auto u64 = [bytes](int at) { return at < 0 ? 0 : LoadUnaligned<uint64_t>(bytes + at); };
-  auto u32 = [bytes](int at) { return at < 0 ? 0 : LoadUnaligned<uint32_t>(bytes + at); };
-  f.ip = u64(l.ip);
-  f.pid = u32(l.tid);
-  f.tid = l.tid < 0 ? 0 : u32(l.tid + 4);
-  f.time = u64(l.time);
-  f.addr = u64(l.addr);
-  f.cpu = u32(l.cpu);
-  f.period = u64(l.period);
-  *out = f;
-  return true;
-}
-
 // The walking thread's part of a record: a SAMPLE without REGS_USER and
 // STACK_USER decoded into w->sample (the user stack of those is unwound
 // where the maps are). A record that does not decode is left to the
@@ -283,15 +242,15 @@ void DecodeAhead(Work* w, Record* scratch) {
   if (w->event == nullptr || LoadUnaligned<uint32_t>(w->bytes) != PERF_RECORD_SAMPLE) return;
   const uint64_t st = w->event->format.sample_type;
   if ((st & PERF_SAMPLE_REGS_USER) && (st & PERF_SAMPLE_STACK_USER)) return;
-  if (ReadFixedSample(w->bytes, w->size, *w->event, &w->sample)) {
-    w->misc = LoadUnaligned<perf_event_header>(w->bytes).misc;
+  if (ReadFixedSample(w->bytes, w->size, st, w->event->layout, &w->sample)) {
+    w->misc = w->sample.misc;
     w->decoded = true;
     return;
   }
   if (!DecodeRecord(w->bytes, w->size, w->event->format, scratch).ok()) return;
   const auto* s = scratch->get<perfring::Sample>();
   if (s == nullptr) return;
-  w->sample = SampleFields::Of(*s);
+  w->sample = FieldsOf(*s);
   w->misc = scratch->misc();
   w->decoded = true;
 }
@@ -331,7 +290,7 @@ class Builder {
   absl::Status OnRecord(const Work& w);
   // `full`: the decoded record, for the user registers and stack of a
   // dwarf sample; null when w was decoded ahead.
-  absl::Status OnSample(const Work& w, const SampleFields& s, uint16_t cpumode,
+  absl::Status OnSample(const Work& w, const FixedSample& s, uint16_t cpumode,
                         const perfring::Sample* full);
   // The records in time order, OnRecord'd: a file walked on a second thread
   // (TimeOrderedRecords::ForEach, in batches), a stream collected first.
@@ -782,7 +741,7 @@ uint32_t Builder::InternStack() {
   return index;
 }
 
-absl::Status Builder::OnSample(const Work& w, const SampleFields& s, uint16_t cpumode,
+absl::Status Builder::OnSample(const Work& w, const FixedSample& s, uint16_t cpumode,
                                const perfring::Sample* full) {
   if (w.event != last_event_ || w.event == nullptr) {
     auto ev = event_index_.find(w.event);
@@ -933,7 +892,7 @@ absl::Status Builder::OnRecord(const Work& w) {
   switch (record_.type()) {
     case PERF_RECORD_SAMPLE: {
       const perfring::Sample& sample = *record_.get<perfring::Sample>();
-      return OnSample(w, SampleFields::Of(sample), cpumode, &sample);
+      return OnSample(w, FieldsOf(sample), cpumode, &sample);
     }
     case PERF_RECORD_MMAP:
     case PERF_RECORD_MMAP2: {
