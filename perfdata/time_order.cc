@@ -336,10 +336,6 @@ absl::Status TimeOrderedRecords::ForEach(Reader& reader, absl::FunctionRef<bool(
   return held.Release(UINT64_MAX, fn, &released_max);
 }
 
-}  // namespace perfring::perfdata
-
-namespace perfring::perfdata {
-
 absl::Status TimeOrderedRecords::ForEachByRounds(
     Reader& reader, absl::FunctionRef<bool(const RecordRef&)> keep,
     absl::FunctionRef<absl::Status(const RecordRef&, uint32_t seq)> fn, bool* late) {
