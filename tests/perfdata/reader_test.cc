@@ -7,7 +7,6 @@
 #include <linux/perf_event.h>
 #include <fcntl.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -38,6 +37,7 @@ using test_util::kSampleType;
 using test_util::MakeAttr;
 using test_util::PipeImage;
 using test_util::RecordBuilder;
+using test_util::RunUnderAddressSpaceLimit;
 using test_util::Sample;
 using test_util::TwoEventData;
 using test_util::TwoEvents;
@@ -322,33 +322,6 @@ TEST(MalformedTest, AnEndlessPipeOfZerosAfterAPipeHeaderStopsAtTheFirstBadRecord
   const std::string head = PipeImage(TwoEvents(), TwoEventData());
   EndlessPipe zeros(head, '\0');
   ExpectMalformedAt(OpenAndReadAll(zeros.path()), absl::StrFormat("offset 0x%x:", head.size()), "size 0 (< 8)");
-}
-
-// Runs `fn` in a child process whose address space is limited to `as_limit`
-// bytes (RLIMIT_AS) and returns what fn returned, or "child died: ..." when
-// the child did not exit normally (a crash, an abort).
-std::string RunUnderAddressSpaceLimit(rlim_t as_limit, const std::function<std::string()>& fn) {
-  int fds[2];
-  if (pipe(fds) != 0) return "pipe failed";
-  const pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    const rlimit limit{as_limit, as_limit};
-    const std::string result = setrlimit(RLIMIT_AS, &limit) == 0 ? fn() : "setrlimit failed";
-    (void)!write(fds[1], result.data(), result.size());
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string result;
-  char buf[4096];
-  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) result.append(buf, n);
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (!WIFEXITED(status)) {
-    return absl::StrCat("child died: ", WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "?");
-  }
-  return result;
 }
 
 std::string OpenUnderAddressSpaceLimit(const std::string& path, rlim_t as_limit) {

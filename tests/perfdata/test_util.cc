@@ -1,11 +1,14 @@
 #include "tests/perfdata/test_util.h"
 
 #include <dirent.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
@@ -91,8 +94,27 @@ std::string RunInChild(const std::function<std::string()>& child) {
   close(fds[0]);
   int status = 0;
   waitpid(pid, &status, 0);
-  if (!WIFEXITED(status)) return "the child died";
+  if (!WIFEXITED(status)) {
+    return std::string("the child died: ") + (WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "?");
+  }
   return got;
+}
+
+std::string RunUnderAddressSpaceLimit(uint64_t as_limit, const std::function<std::string()>& fn) {
+  return RunInChild([&]() -> std::string {
+    const rlimit limit{as_limit, as_limit};
+    return setrlimit(RLIMIT_AS, &limit) == 0 ? fn() : "setrlimit failed";
+  });
+}
+
+bool WriteAll(int fd, const std::string& bytes) {
+  for (size_t done = 0; done < bytes.size();) {
+    const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += n;
+  }
+  return true;
 }
 
 }  // namespace perfring::perfdata::test_util

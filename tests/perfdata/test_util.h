@@ -41,9 +41,17 @@ bool HavePerf();
 uint64_t PeakResidentKiB();
 
 // Runs `child` in a forked child (which then _exits) and returns the string
-// it returned, or "the child died" when it did not exit. For measurements
-// of a fresh process (peak memory, address-space limits).
+// it returned, or "the child died: SIGNAL" when it did not exit. For
+// measurements of a fresh process (peak memory, address-space limits).
 std::string RunInChild(const std::function<std::string()>& child);
+
+// RunInChild, the child's address space first limited to `as_limit` bytes
+// (RLIMIT_AS): "setrlimit failed" when it cannot be.
+std::string RunUnderAddressSpaceLimit(uint64_t as_limit, const std::function<std::string()>& fn);
+
+// Writes all of `bytes` to `fd` (through short writes and EINTR); false on
+// an error or a closed reader.
+bool WriteAll(int fd, const std::string& bytes);
 
 // Builds one record: header, then appended fields; Finish() pads to 8 and
 // sets header.size.

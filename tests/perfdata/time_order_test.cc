@@ -43,6 +43,7 @@ using test_util::PipeImage;
 using test_util::Sample;
 using test_util::PeakResidentKiB;
 using test_util::RunInChild;
+using test_util::WriteAll;
 
 struct Written {
   uint64_t time;
@@ -445,18 +446,9 @@ TEST(TimeOrderTest, ForEachReadsAStreamLargerThanTheAddressSpaceLimit) {
   int fds[2];
   ASSERT_EQ(pipe(fds), 0);
   std::thread writer([fd = fds[1], body, copies]() mutable {
-    const auto put = [fd](const std::string& bytes) {
-      for (size_t done = 0; done < bytes.size();) {
-        const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return false;
-        done += n;
-      }
-      return true;
-    };
-    bool ok = put(PipeImage({MakeAttr(0, {1})}, ""));
+    bool ok = WriteAll(fd, PipeImage({MakeAttr(0, {1})}, ""));
     for (uint64_t i = 0; ok && i < copies; ++i) {
-      ok = put(body.bytes);
+      ok = WriteAll(fd, body.bytes);
       ShiftTimes(&body.bytes, body.span);
     }
     close(fd);
