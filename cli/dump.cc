@@ -147,7 +147,9 @@ absl::Status RunDump(const DumpOptions& options, FILE* out, FILE* err) {
       }
       return symbols->At(position);
     };
-    JsonLinesWriter sink(out, options.threads > 0 ? options.threads : DefaultThreads());
+    JsonLinesWriter sink(out, options.threads > 0 ? options.threads : DefaultThreads(),
+                         JsonLinesWriter::kDefaultBatchRecords,
+                         [&r] { return r.CheckInput(); });
     if (time_order) {
       // Records copied from a stream or a COMPRESSED chunk are transient:
       // the sink copies them.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include "absl/base/optimization.h"
 #include "absl/strings/str_cat.h"
@@ -69,8 +70,11 @@ struct JsonLinesWriter::Batch {
   }
 };
 
-JsonLinesWriter::JsonLinesWriter(FILE* out, int threads, size_t batch_records)
-    : out_(out), batch_records_(batch_records < 1 ? 1 : batch_records) {
+JsonLinesWriter::JsonLinesWriter(FILE* out, int threads, size_t batch_records,
+                                 std::function<absl::Status()> check_input)
+    : out_(out),
+      batch_records_(batch_records < 1 ? 1 : batch_records),
+      check_input_(std::move(check_input)) {
   if (threads < 1) threads = 1;
   // Two batches per worker: one rendering, one queued behind it.
   for (int i = 0; i < 2 * threads; ++i) {
@@ -149,6 +153,9 @@ absl::Status JsonLinesWriter::WriteBatch(uint64_t seq) {
     std::unique_lock<std::mutex> lock(mu_);
     done_cv_.wait(lock, [&b] { return b.rendered; });
   }
+  // The batch was rendered from the input's bytes: if pages of it were lost
+  // meanwhile, some lines hold zeros. Say so instead of writing them.
+  if (check_input_) PERFDATA_RETURN_IF_ERROR(check_input_());
   if (fwrite(b.text.data(), 1, b.text_size, out_) != b.text_size) {
     return absl::UnavailableError(absl::StrCat("cannot write the output: ", std::strerror(errno)));
   }

@@ -17,6 +17,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -31,8 +32,16 @@ namespace perfring {
 
 class JsonLinesWriter {
  public:
+  static constexpr size_t kDefaultBatchRecords = 8192;
   // `threads` >= 1. `batch_records` records per batch (tests use small ones).
-  JsonLinesWriter(FILE* out, int threads, size_t batch_records = 8192);
+  // `check_input` (may be empty) is called before each rendered batch is
+  // written, on the caller's thread: an error is returned instead of the
+  // batch's lines (and nothing after it is written). For a mapped input
+  // whose pages may be lost while they are rendered (perfdata::Reader's
+  // CheckInput): lines rendered from the zeros standing in for them are
+  // never written.
+  JsonLinesWriter(FILE* out, int threads, size_t batch_records = kDefaultBatchRecords,
+                  std::function<absl::Status()> check_input = nullptr);
   ~JsonLinesWriter();
   JsonLinesWriter(const JsonLinesWriter&) = delete;
   JsonLinesWriter& operator=(const JsonLinesWriter&) = delete;
@@ -62,6 +71,7 @@ class JsonLinesWriter {
 
   FILE* out_;
   size_t batch_records_;
+  std::function<absl::Status()> check_input_;
   std::vector<std::unique_ptr<Batch>> ring_;
   // Batches are numbered in record order; batch n lives in ring_[n % size].
   uint64_t filling_ = 0;   // the batch Add() fills (not yet queued)

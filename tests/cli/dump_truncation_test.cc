@@ -85,6 +85,13 @@ TEST(DumpTruncationTest, AFileTruncatedWhileDumpReadsItIsOneErrorLineAndExitOne)
   EXPECT_TRUE(absl::StrContains(lines[0], "\"type\":\"SAMPLE\"")) << lines[0];
   EXPECT_TRUE(absl::StrContains(lines[0], "\"ip\":\"0x400000\"")) << lines[0];
   EXPECT_TRUE(absl::StrContains(lines[999], "\"ip\":\"0x4003e7\"")) << lines[999];
+  // Every line is the file's record at its place: none rendered from the
+  // zero pages that stand in for the lost part (a record in flight when the
+  // file was cut is not written).
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string ip = absl::StrCat("\"ip\":\"0x", absl::Hex(0x400000 + i), "\"");
+    ASSERT_TRUE(absl::StrContains(lines[i], ip)) << "line " << i << " of " << lines.size() << ": " << lines[i];
+  }
 }
 
 }  // namespace

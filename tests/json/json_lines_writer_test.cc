@@ -6,6 +6,7 @@
 #include <zstd.h>
 
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "absl/strings/match.h"
@@ -115,6 +116,41 @@ TEST(JsonLinesWriterTest, AnUndecodableRecordStopsTheOutputThereWithItsOffset) {
       samples += nlohmann::json::parse(line)["type"] == "SAMPLE";
     }
     EXPECT_EQ(samples, bad_at);
+  }
+}
+
+TEST(JsonLinesWriterTest, AFailedInputCheckWritesNothingOfTheBatchItCameBefore) {
+  // The input "loses pages" once the third batch is rendered: the check
+  // fails from its third call on, and only the first two batches' lines
+  // (64 samples each, rendered before) are written.
+  for (int threads : {1, 3}) {
+    const std::string image = Image(1000);
+    absl::StatusOr<std::unique_ptr<Reader>> r = Reader::FromBytes(image);
+    ASSERT_TRUE(r.ok()) << r.status();
+    char* buf = nullptr;
+    size_t len = 0;
+    FILE* out = open_memstream(&buf, &len);
+    int checks = 0;
+    absl::Status status;
+    {
+      JsonLinesWriter w(out, threads, 64, [&checks] {
+        return ++checks <= 2 ? absl::OkStatus() : absl::DataLossError("input.data: truncated");
+      });
+      // The attr record is not a line; skip it so that batches hold samples only.
+      status = (*r)->ForEachRecord([&w](const RecordRef& ref) {
+        uint32_t type;
+        std::memcpy(&type, ref.bytes, sizeof type);
+        return type == PERF_RECORD_SAMPLE ? w.Add(ref) : absl::OkStatus();
+      });
+      if (status.ok()) status = w.Finish();
+    }
+    fclose(out);
+    const std::string text(buf, len);
+    free(buf);
+    EXPECT_EQ(status, absl::DataLossError("input.data: truncated")) << threads;
+    const std::vector<std::string> lines = absl::StrSplit(text, '\n', absl::SkipEmpty());
+    ASSERT_EQ(lines.size(), 128u) << threads;
+    for (size_t i = 0; i < lines.size(); ++i) EXPECT_EQ(nlohmann::json::parse(lines[i])["time"], 100 + i);
   }
 }
 
