@@ -73,7 +73,9 @@ TEST(AuxReaderConcurrentTest, TheWholeStreamArrivesOnceInOrder) {
     // perf_aux_output_begin with no space at all disables the event without
     // a record (the previous write filled the area exactly): after draining,
     // a disabled event is enabled again too.
-    if (!writer.enabled()) ASSERT_TRUE(writer.Enable().ok());
+    if (!writer.enabled()) {
+      ASSERT_TRUE(writer.Enable().ok());
+    }
     if (done && !reader.HasData() && !ring_reader->HasData()) break;
   }
   producer.join();

@@ -29,7 +29,9 @@ std::vector<std::vector<uint8_t>> ConsumeAll(RingbufConsumer& c) {
   absl::StatusOr<uint64_t> n =
       c.Consume([&](absl::Span<const uint8_t> p) { out.emplace_back(p.begin(), p.end()); });
   EXPECT_TRUE(n.ok()) << n.status();
-  if (n.ok()) EXPECT_EQ(*n, out.size());
+  if (n.ok()) {
+    EXPECT_EQ(*n, out.size());
+  }
   return out;
 }
 

@@ -187,7 +187,9 @@ TEST(MalformedTest, EveryTruncationOfAPipeIsAnErrorOrAShorterStream) {
   const std::string image = PipeImage(TwoEvents(), TwoEventData());
   for (size_t len = 0; len < image.size(); ++len) {
     const absl::StatusOr<std::string> all = ReadAll(image.substr(0, len));
-    if (!all.ok()) EXPECT_TRUE(absl::StartsWith(all.status().message(), "offset 0x")) << len << ": " << all.status();
+    if (!all.ok()) {
+      EXPECT_TRUE(absl::StartsWith(all.status().message(), "offset 0x")) << len << ": " << all.status();
+    }
   }
 }
 
@@ -453,7 +455,9 @@ TEST(MalformedTest, RandomByteFlipsNeverCrash) {
       bad[(seed >> 8) % bad.size()] = static_cast<char>(seed >> 24);
     }
     const absl::StatusOr<std::string> all = ReadAll(bad);
-    if (!all.ok()) EXPECT_TRUE(absl::StartsWith(all.status().message(), "offset 0x")) << all.status();
+    if (!all.ok()) {
+      EXPECT_TRUE(absl::StartsWith(all.status().message(), "offset 0x")) << all.status();
+    }
   }
 }
 

@@ -165,7 +165,9 @@ struct Emulation {
       absl::StatusOr<Record> rec = DecodeRecord(view.bytes, view.size, EventFormat{});
       ASSERT_TRUE(rec.ok()) << rec.status();
       if (const AuxRecord* aux = rec->get<AuxRecord>()) drain.OnAuxRecord(*aux);
-      if (records != nullptr) ASSERT_TRUE(records->Write(view, nullptr).ok());
+      if (records != nullptr) {
+        ASSERT_TRUE(records->Write(view, nullptr).ok());
+      }
     });
     ASSERT_TRUE(drain.Drain(sink).ok());
   }

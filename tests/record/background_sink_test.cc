@@ -74,7 +74,9 @@ TEST(BackgroundSink, TheInnerSinkGetsEveryCallInOrder) {
     ASSERT_TRUE(sink.Begin(table).ok());
     for (uint64_t n = 0; n < 10000; ++n) {
       ASSERT_TRUE(WriteNumbered(sink, n, &table.at(0)).ok());
-      if (n % 1000 == 999) ASSERT_TRUE(sink.EndRound().ok());
+      if (n % 1000 == 999) {
+        ASSERT_TRUE(sink.EndRound().ok());
+      }
     }
     ASSERT_TRUE(sink.End(CaptureSummary()).ok());
   }

@@ -152,7 +152,9 @@ inline void ExpectWellFormed(const nlohmann::json& doc) {
     EXPECT_TRUE(samples["weightType"] == "samples" || samples["weightType"] == "tracing-ms");
     for (size_t i = 0; i < n; ++i) {
       ExpectIndex(samples["stack"][i], stacks, "samples.stack", true);
-      if (i > 0) EXPECT_LE(samples["time"][i - 1].get<double>(), samples["time"][i].get<double>());
+      if (i > 0) {
+        EXPECT_LE(samples["time"][i - 1].get<double>(), samples["time"][i].get<double>());
+      }
     }
   }
 }

@@ -93,7 +93,9 @@ TEST_F(DsoPreloaderTest, DsosTakenBeforeTheThreadReachesThemAreLoadedByTheTaker)
 TEST_F(DsoPreloaderTest, ItsEndStopsTheThreadWithDsosNeverTaken) {
   for (int round = 0; round < 5; ++round) {
     DsoPreloader preloader(Dsos(8), "");
-    if (round % 2 == 0) EXPECT_NE(preloader.Take(absl::StrCat(dir_, "/link3")), nullptr);
+    if (round % 2 == 0) {
+      EXPECT_NE(preloader.Take(absl::StrCat(dir_, "/link3")), nullptr);
+    }
   }  // each destructor returns: the thread stopped
 }
 

@@ -88,7 +88,9 @@ TEST_F(DwarfUnwinderTest, GarbageStacksEndWithinTheFrameLimit) {
     const size_t n = Unwind(ip, words, random(), &pcs);
     ASSERT_EQ(n, pcs.size());
     ASSERT_LE(n, DwarfUnwinder::kMaxFrames);
-    if (n > 0) EXPECT_EQ(pcs[0], ip);
+    if (n > 0) {
+      EXPECT_EQ(pcs[0], ip);
+    }
   }
 }
 
