@@ -210,11 +210,13 @@ class JsonSink {
   // field cached whole, `"pid":1,"tid":2`), read from a buffer of
   // kFragmentBytes: copied whole in fixed-size moves (no call), the cursor
   // advanced by `size`. Comma handling as for any value.
+  // (RawFragment<N>: from a buffer of N readable bytes, size <= N.)
   static constexpr size_t kFragmentBytes = 48;
+  template <size_t kBytes = kFragmentBytes>
   JSON_INLINE void RawFragment(const char* text, size_t size) {
-    char* p = Reserve(kFragmentBytes + 1);
+    char* p = Reserve(kBytes + 1);
     if (need_comma_) *p++ = ',';
-    std::memcpy(p, text, kFragmentBytes);
+    std::memcpy(p, text, kBytes);
     Commit(p + size);
     need_comma_ = true;
   }

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -129,6 +130,65 @@ class PidTidCache {
 PidTidCache& PidTids() {
   thread_local PidTidCache cache;
   return cache;
+}
+
+// The `"0x…"` text of the callchain addresses a thread rendered lately, in
+// a table of slots chosen by the address (a capture's stacks repeat: the
+// same kernel paths, the same frames of the same few threads), each the
+// address and its text; a slot is overwritten by the next address that
+// maps to it. Not thread-safe: one per thread; 20 KiB, allocated the first
+// time a thread renders a callchain.
+class AddressTextCache {
+ public:
+  static constexpr size_t kTextBytes = 24;  // `"0x` + 16 digits + `"`: 20
+  struct Slot {
+    uint64_t ip;
+    uint32_t size;  // 0: empty
+    char text[kTextBytes];
+  };
+  const Slot& Get(uint64_t ip) {
+    Slot& slot = slots_[(ip * 0x9e3779b97f4a7c15ULL) >> (64 - kSlotBits)];
+    if (ABSL_PREDICT_FALSE(slot.ip != ip || slot.size == 0)) Fill(ip, &slot);
+    return slot;
+  }
+
+ private:
+  static constexpr int kSlotBits = 9;
+  ABSL_ATTRIBUTE_NOINLINE static void Fill(uint64_t ip, Slot* slot) {
+    JsonBuffer buffer;
+    JsonOutput out(slot->text, slot->text + sizeof slot->text);
+    {
+      JsonSink j(&out, &buffer);
+      j.Hex(ip);
+    }
+    slot->ip = ip;
+    slot->size = out.overflowed ? 0 : static_cast<uint32_t>(out.pos - slot->text);
+  }
+  Slot slots_[1 << kSlotBits] = {};
+};
+
+AddressTextCache& AddressTexts() {
+  thread_local std::unique_ptr<AddressTextCache> cache;
+  if (ABSL_PREDICT_FALSE(cache == nullptr)) cache = std::make_unique<AddressTextCache>();
+  return *cache;
+}
+
+// json_internal::WriteCallchain with each address's text from the
+// thread's AddressTextCache: the same bytes.
+void WriteCallchainCached(JsonSink& j, const U64Array& ips) {
+  j.BeginArray();
+  AddressTextCache& texts = AddressTexts();
+  for (size_t i = 0; i < ips.size(); ++i) {
+    const uint64_t ip = ips[i];
+    const char* marker = ip >= PERF_CONTEXT_MAX ? json_internal::ContextMarkerName(ip) : nullptr;
+    if (marker != nullptr) {
+      j.PlainString(marker);
+    } else {
+      const AddressTextCache::Slot& text = texts.Get(ip);
+      j.RawFragment<AddressTextCache::kTextBytes>(text.text, text.size);
+    }
+  }
+  j.EndArray();
 }
 
 // Event names as JSON strings, escaped once per event instead of once per
@@ -313,7 +373,7 @@ PERFRING_JSON_FLATTEN bool WriteSampleLine(const uint8_t* bytes, uint32_t size,
   }
   if (t & PERF_SAMPLE_CALLCHAIN) {
     j.Key("callchain");
-    json_internal::WriteCallchain(j, s.callchain);
+    WriteCallchainCached(j, s.callchain);
   }
   j.EndObject();
   j.EndLine();
