@@ -64,8 +64,9 @@ class BackgroundSink : public RecordSink {
  public:
   // A batch is handed on when it holds `batch_bytes` of records, at each
   // EndRound, and before Switch and End. The default bound, 64 MiB, holds
-  // about two seconds of `record -a -g -F max` on two CPUs (some 30 MB/s
-  // of ring records): a burst of that length costs no samples.
+  // about two seconds of `record -a -g -F max` on two CPUs (2 x 100,000
+  // samples a second of about 150 bytes: some 30 MB/s of ring records): a
+  // renderer that far behind costs the drain no wait.
   static constexpr size_t kDefaultBatchBytes = 256 << 10;
   static constexpr size_t kDefaultMaxQueuedBytes = 64 << 20;
   // Finished batches kept for reuse; more are freed.
