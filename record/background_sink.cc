@@ -156,7 +156,7 @@ void BackgroundSink::Run() {
       }
       busy_ = false;
     }
-    batch.reset();  // past the spares: freed (outside the lock), a burst's memory goes back
+    batch.reset();  // past the spares: freed to the allocator (outside the lock)
     space_.notify_all();
   }
 }

@@ -16,8 +16,11 @@
 // waits. Memory: at most max_queued_bytes of queued records, plus the batch
 // being filled and the one being rendered (each batch_bytes, or one ring
 // span more), plus at most kSpareBatches finished batches kept for reuse
-// (the rest are freed, so a burst's memory goes back); the Entry list per
-// batch is 24 bytes a span or record on top.
+// (the rest are freed to the allocator; whether it gives them back to the
+// system is its choice: `perfring record` has glibc keep freed memory for
+// the capture's next burst, cli/record_command.cc's mallopt, so its RSS
+// stays at a burst's peak); the Entry list per batch is 24 bytes a span or
+// record on top.
 //
 // The rings' records (TakesRingRecords: yes) are copied a ring's spans at a
 // time, and the renderer puts them in time order for the inner sink with
