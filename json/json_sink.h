@@ -206,6 +206,20 @@ class JsonSink {
   // JSON text made elsewhere (e.g. a value rendered once and reused), as a
   // value: comma handling as for any value.
   JSON_INLINE void RawValue(std::string_view json) { Literal(json.data(), json.size()); }
+  // A value of at most kFragmentBytes of JSON text made elsewhere (e.g. a
+  // field cached whole, `"pid":1,"tid":2`), read from a buffer of
+  // kFragmentBytes: copied whole in fixed-size moves (no call), the cursor
+  // advanced by `size`. Comma handling as for any value.
+  // (RawFragment<N>: from a buffer of N readable bytes, size <= N.)
+  static constexpr size_t kFragmentBytes = 48;
+  template <size_t kBytes = kFragmentBytes>
+  JSON_INLINE void RawFragment(const char* text, size_t size) {
+    char* p = Reserve(kBytes + 1);
+    if (need_comma_) *p++ = ',';
+    std::memcpy(p, text, kBytes);
+    Commit(p + size);
+    need_comma_ = true;
+  }
   // JSON text made elsewhere that ends where a value is due (e.g. an
   // object's opening keys, rendered once, up to a Key's ':'): no comma
   // before it, none before the value after it.

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -81,6 +82,115 @@ bool SameText(std::string_view a, std::string_view b) {
   return true;
 }
 
+// A field rendered once and reused while its value repeats (a SAMPLE's
+// `"pid":P,"tid":T`, `"period":N`): the value it was rendered for and its
+// text, at most JsonSink::kFragmentBytes (the longest, `"pid":-2147483648,
+// "tid":-2147483648` without the space, is 35 bytes).
+struct Fragment {
+  uint64_t value = 0;
+  bool valid = false;
+  uint8_t size = 0;
+  char text[JsonSink::kFragmentBytes];
+};
+
+// Renders `write(sink)` into *fragment, for `value`.
+template <typename Write>
+ABSL_ATTRIBUTE_NOINLINE void FillFragment(uint64_t value, Fragment* fragment, Write write) {
+  JsonBuffer buffer;
+  JsonOutput out(fragment->text, fragment->text + sizeof fragment->text);
+  {
+    JsonSink j(&out, &buffer);
+    write(j);
+  }
+  fragment->size = static_cast<uint8_t>(out.pos - fragment->text);
+  fragment->value = value;
+  fragment->valid = !out.overflowed;
+}
+
+// `"pid":P,"tid":T` of the last few (pid, tid) pairs a thread rendered, in
+// a few slots chosen by the pair: the samples of a capture come from a few
+// busy threads, so most lines copy the pair's text instead of formatting
+// two numbers. Not thread-safe: one per thread.
+class PidTidCache {
+ public:
+  const Fragment& Get(uint32_t pid, uint32_t tid) {
+    const uint64_t key = pid | uint64_t{tid} << 32;
+    Fragment& slot = slots_[(key * 0x9e3779b97f4a7c15ULL) >> (64 - kSlotBits)];
+    if (ABSL_PREDICT_FALSE(!slot.valid || slot.value != key)) {
+      FillFragment(key, &slot, [&](JsonSink& j) { json_internal::WritePidTid(j, pid, tid); });
+    }
+    return slot;
+  }
+
+ private:
+  static constexpr int kSlotBits = 3;
+  Fragment slots_[1 << kSlotBits];
+};
+
+PidTidCache& PidTids() {
+  thread_local PidTidCache cache;
+  return cache;
+}
+
+// The `"0x…"` text of the callchain addresses a thread rendered lately, in
+// a table of slots chosen by the address (a capture's stacks repeat: the
+// same kernel paths, the same frames of the same few threads), each the
+// address and its text; a slot is overwritten by the next address that
+// maps to it. Not thread-safe: one per thread; 20 KiB, allocated the first
+// time a thread renders a callchain.
+class AddressTextCache {
+ public:
+  static constexpr size_t kTextBytes = 24;  // `"0x` + 16 digits + `"`: 20
+  struct Slot {
+    uint64_t ip;
+    uint32_t size;  // 0: empty
+    char text[kTextBytes];
+  };
+  const Slot& Get(uint64_t ip) {
+    Slot& slot = slots_[(ip * 0x9e3779b97f4a7c15ULL) >> (64 - kSlotBits)];
+    if (ABSL_PREDICT_FALSE(slot.ip != ip || slot.size == 0)) Fill(ip, &slot);
+    return slot;
+  }
+
+ private:
+  static constexpr int kSlotBits = 9;
+  ABSL_ATTRIBUTE_NOINLINE static void Fill(uint64_t ip, Slot* slot) {
+    JsonBuffer buffer;
+    JsonOutput out(slot->text, slot->text + sizeof slot->text);
+    {
+      JsonSink j(&out, &buffer);
+      j.Hex(ip);
+    }
+    slot->ip = ip;
+    slot->size = out.overflowed ? 0 : static_cast<uint32_t>(out.pos - slot->text);
+  }
+  Slot slots_[1 << kSlotBits] = {};
+};
+
+AddressTextCache& AddressTexts() {
+  thread_local std::unique_ptr<AddressTextCache> cache;
+  if (ABSL_PREDICT_FALSE(cache == nullptr)) cache = std::make_unique<AddressTextCache>();
+  return *cache;
+}
+
+// json_internal::WriteCallchain with each address's text from the
+// thread's AddressTextCache: the same bytes.
+void WriteCallchainCached(JsonSink& j, const U64Array& ips) {
+  j.BeginArray();
+  AddressTextCache& texts = AddressTexts();
+  for (size_t i = 0; i < ips.size(); ++i) {
+    const uint64_t ip = ips[i];
+    const char* marker = ip >= PERF_CONTEXT_MAX ? json_internal::ContextMarkerName(ip) : nullptr;
+    if (marker != nullptr) {
+      j.PlainString(marker);
+    } else {
+      const AddressTextCache::Slot& text = texts.Get(ip);
+      j.RawFragment<AddressTextCache::kTextBytes>(text.text, text.size);
+    }
+  }
+  j.EndArray();
+}
+
 // Event names as JSON strings, escaped once per event instead of once per
 // record: the renderings of the last events seen, in a few slots chosen by
 // the EventInfo's address. A slot is reused only if it holds the same
@@ -93,13 +203,15 @@ class EventNameCache {
   struct Texts {
     std::string_view name;           // the name as a JSON string
     std::string_view sample_opening; // a SAMPLE line up to misc's value
+    Fragment* period;                // `"period":N` of its last SAMPLE (the period of
+                                     // cpu-clock and of any -c capture never changes)
   };
   Texts Get(const EventInfo& event) {
     // Fibonacci hashing of the address: its top bits pick the slot.
     const uint64_t hash = (reinterpret_cast<uintptr_t>(&event) >> 3) * 0x9e3779b97f4a7c15ULL;
     Slot& slot = slots_[hash >> (64 - kSlotBits)];
     if (ABSL_PREDICT_FALSE(slot.event != &event || !SameText(slot.name, event.name))) Fill(event, &slot);
-    return {slot.json, slot.sample_opening};
+    return {slot.json, slot.sample_opening, &slot.period};
   }
 
  private:
@@ -109,12 +221,14 @@ class EventNameCache {
     std::string name;  // event->name when `json` was rendered
     std::string json;  // name as a JSON string
     std::string sample_opening;
+    Fragment period;
   };
   ABSL_ATTRIBUTE_NOINLINE static void Fill(const EventInfo& event, Slot* slot) {
     slot->event = &event;
     slot->name = event.name;
     slot->json.clear();
     slot->sample_opening.clear();
+    slot->period.valid = false;
     JsonBuffer buffer;
     {
       JsonOutput out(&slot->json);
@@ -210,7 +324,8 @@ PERFRING_JSON_FLATTEN bool WriteSampleLine(const uint8_t* bytes, uint32_t size,
   const uint16_t misc = s.misc;
   JsonBuffer buffer;  // not initialized: only the bytes written are read
   JsonSink j(out, &buffer);
-  j.RawKeys(EventNames().Get(event).sample_opening);  // {"type":"SAMPLE","event":…,"misc":
+  const EventNameCache::Texts texts = EventNames().Get(event);
+  j.RawKeys(texts.sample_opening);  // {"type":"SAMPLE","event":…,"misc":
   j.U64(misc);
   WriteCpumode(j, misc);
   if (misc & PERF_RECORD_MISC_EXACT_IP) {
@@ -221,7 +336,10 @@ PERFRING_JSON_FLATTEN bool WriteSampleLine(const uint8_t* bytes, uint32_t size,
     j.Key("ip");
     j.Hex(s.ip);
   }
-  if (t & PERF_SAMPLE_TID) json_internal::WritePidTid(j, s.pid, s.tid);
+  if (t & PERF_SAMPLE_TID) {
+    const Fragment& pid_tid = PidTids().Get(s.pid, s.tid);  // `"pid":P,"tid":T`
+    j.RawFragment(pid_tid.text, pid_tid.size);
+  }
   if (t & PERF_SAMPLE_TIME) {
     j.Key("time");
     j.U64(s.time);
@@ -243,12 +361,19 @@ PERFRING_JSON_FLATTEN bool WriteSampleLine(const uint8_t* bytes, uint32_t size,
     j.U64(s.cpu);
   }
   if (t & PERF_SAMPLE_PERIOD) {
-    j.Key("period");
-    j.U64(s.period);
+    Fragment& period = *texts.period;  // `"period":N`
+    if (ABSL_PREDICT_FALSE(!period.valid || period.value != s.period)) {
+      const uint64_t value = s.period;
+      FillFragment(value, &period, [value](JsonSink& p) {
+        p.Key("period");
+        p.U64(value);
+      });
+    }
+    j.RawFragment(period.text, period.size);
   }
   if (t & PERF_SAMPLE_CALLCHAIN) {
     j.Key("callchain");
-    json_internal::WriteCallchain(j, s.callchain);
+    WriteCallchainCached(j, s.callchain);
   }
   j.EndObject();
   j.EndLine();

@@ -22,7 +22,10 @@
 // file even if perfring is killed then (a killed capture ends in zeros up to
 // the window's end, which readers take as the end of the records). Where
 // fallocate or the mapping is refused (a filesystem without fallocate, a
-// full disk, the file size limit), the writer goes on with writes. The
+// full disk, the file size limit), the writer goes on with writes; so it
+// does once ring records come fast (WriteRingRecords' 512 KiB flushes, more
+// than 2 MB a second), where a write(2) is far cheaper than the page faults
+// of the mapping (see writer.cc). The
 // file cut short under the mapping by someone else (`truncate -s 0` or
 // `: > FILE` on the temporary file) makes a store into it raise SIGBUS:
 // the copy is guarded (perfdata/mapped_copy.h, a process-wide SIGBUS handler

@@ -4,7 +4,7 @@
 
 namespace perfring {
 
-void TimeOrderedMerge::Push(uint64_t time, const RecordView& rec) {
+void TimeOrderedMerge::Push(uint64_t time, const RecordView& rec, uint32_t tag) {
   const size_t offset = arena_.size();
   arena_.insert(arena_.end(), rec.bytes, rec.bytes + rec.size);
   // Record sizes are multiples of 8; pad anyway so every copy is 8-aligned.
@@ -17,7 +17,7 @@ void TimeOrderedMerge::Push(uint64_t time, const RecordView& rec) {
   } else {
     ++runs_.back().end;
   }
-  held_.push_back(Held{time, offset, rec.size});
+  held_.push_back(Held{time, offset, rec.size, tag});
   ++live_;
   live_bytes_ += rec.size;
   max_time_ = std::max(max_time_, time);

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "reader/record_view.h"
@@ -27,11 +28,15 @@ namespace perfring {
 //
 // The merge copies what it holds into an arena that it reuses: in steady
 // state it allocates nothing per record beyond amortized vector growth.
-// Views handed to fn are valid until fn returns. Not thread-safe.
+// Views handed to fn are valid until fn returns. Each record may carry a
+// caller's 32-bit tag (e.g. the index of the event it resolved to, so that
+// it is not resolved again on release): fn is called as fn(view, tag) when
+// it takes two arguments, fn(view) otherwise. Not thread-safe.
 class TimeOrderedMerge {
  public:
-  // Copies `rec` (rec.size bytes, a multiple of 8 and at least 8).
-  void Push(uint64_t time, const RecordView& rec);
+  // Copies `rec` (rec.size bytes, a multiple of 8 and at least 8), with
+  // `tag`, handed back with it on release.
+  void Push(uint64_t time, const RecordView& rec, uint32_t tag = 0);
 
   // Ends a round: releases to fn(const RecordView&) what the round rule
   // allows. Returns the number of records released.
@@ -52,6 +57,7 @@ class TimeOrderedMerge {
     uint64_t time;
     size_t offset;  // in arena_
     uint32_t size;
+    uint32_t tag;   // the caller's (in what would be padding: 24 bytes either way)
   };
   // A run: held_[next, end) still held, times non-decreasing. Runs partition
   // held_ in arrival order (entries before `next` were released); the last
@@ -125,7 +131,11 @@ size_t TimeOrderedMerge::ReleaseUpTo(uint64_t limit, Fn&& fn) {
   while (n != 0) {
     Run& run = runs_[heap_[0]];
     const Held& held = held_[run.next];
-    fn(MakeRecordView(arena_.data() + held.offset, held.size));
+    if constexpr (std::is_invocable_v<Fn&, const RecordView&, uint32_t>) {
+      fn(MakeRecordView(arena_.data() + held.offset, held.size), held.tag);
+    } else {
+      fn(MakeRecordView(arena_.data() + held.offset, held.size));
+    }
     live_bytes_ -= held.size;
     ++released;
     ++run.next;

@@ -11,10 +11,10 @@
 
 namespace perfring {
 
-BackgroundSink::BackgroundSink(RecordSink* inner, size_t batch_bytes, size_t max_batches)
+BackgroundSink::BackgroundSink(RecordSink* inner, size_t batch_bytes, size_t max_queued_bytes)
     : inner_(inner),
       batch_bytes_(batch_bytes < 8 ? 8 : batch_bytes),
-      max_batches_(max_batches < 1 ? 1 : max_batches),
+      max_queued_bytes_(max_queued_bytes),
       current_(std::make_unique<Batch>()) {}
 
 BackgroundSink::~BackgroundSink() { Stop().IgnoreError(); }
@@ -28,6 +28,8 @@ absl::Status BackgroundSink::Failure() const {
 
 absl::Status BackgroundSink::Begin(const EventTable& events) {
   events_ = &events;
+  tag_of_.clear();
+  for (int e = 0; e < static_cast<int>(events.size()); ++e) tag_of_[&events.at(e)] = static_cast<uint32_t>(e + 1);
   if (absl::Status s = inner_->Begin(events); !s.ok()) return s;
   if (!renderer_.joinable()) renderer_ = std::thread([this] { Run(); });
   return absl::OkStatus();
@@ -37,8 +39,14 @@ size_t BackgroundSink::Append(const uint8_t* bytes, uint32_t size) {
   Batch& batch = *current_;
   const size_t offset = batch.bytes;
   const size_t words = (offset + size + 7) / 8;
-  if (batch.words.size() < words) batch.words.resize(std::max(words, batch_bytes_ / 8 + 1));
-  std::memcpy(reinterpret_cast<uint8_t*>(batch.words.data()) + offset, bytes, size);
+  if (batch.capacity < words) {
+    const size_t capacity = std::max(words, batch_bytes_ / 8 + 1);
+    std::unique_ptr<uint64_t[]> grown(new uint64_t[capacity]);  // default-initialized: not zeroed
+    if (offset != 0) std::memcpy(grown.get(), batch.words.get(), offset);
+    batch.words = std::move(grown);
+    batch.capacity = capacity;
+  }
+  std::memcpy(reinterpret_cast<uint8_t*>(batch.words.get()) + offset, bytes, size);
   batch.bytes = words * 8;
   return offset;
 }
@@ -92,11 +100,17 @@ void BackgroundSink::HandOff() {
   std::unique_ptr<Batch> next;
   {
     std::unique_lock<std::mutex> lock(mu_);
-    if (queue_.size() >= max_batches_) {
-      ++stalls_;  // the renderer is behind: wait for it rather than drop
-      space_.wait(lock, [this] { return queue_.size() < max_batches_; });
+    const size_t bytes = current_->bytes;
+    // Room: an empty queue always (a batch above the bound goes on alone),
+    // otherwise up to the bound.
+    const auto room = [&] { return queue_.empty() || queued_bytes_ + bytes <= max_queued_bytes_; };
+    if (!room()) {
+      ++stalls_;  // the renderer is a whole bound behind: wait for it rather than drop
+      space_.wait(lock, room);
     }
     queue_.push_back(std::move(current_));
+    queued_bytes_ += bytes;
+    peak_queued_bytes_ = std::max(peak_queued_bytes_, queued_bytes_);
     if (!free_.empty()) {
       next = std::move(free_.back());
       free_.pop_back();
@@ -122,6 +136,7 @@ void BackgroundSink::Run() {
       if (queue_.empty()) return;  // stopping, and everything is done
       batch = std::move(queue_.front());
       queue_.pop_front();
+      queued_bytes_ -= batch->bytes;
       busy_ = true;
       failed = !failure_.ok();
     }
@@ -135,16 +150,19 @@ void BackgroundSink::Run() {
         failed_.store(true, std::memory_order_release);
       }
       bytes_written_ = bytes;
-      batch->Clear();
-      free_.push_back(std::move(batch));
+      if (free_.size() < kSpareBatches) {
+        batch->Clear();
+        free_.push_back(std::move(batch));
+      }
       busy_ = false;
     }
+    batch.reset();  // past the spares: freed to the allocator (outside the lock)
     space_.notify_all();
   }
 }
 
 absl::Status BackgroundSink::RenderBatch(const Batch& batch) {
-  const uint8_t* words = reinterpret_cast<const uint8_t*>(batch.words.data());
+  const uint8_t* words = reinterpret_cast<const uint8_t*>(batch.words.get());
   for (const Entry& entry : batch.entries) {
     absl::Status s;
     switch (entry.kind) {
@@ -181,16 +199,29 @@ absl::Status BackgroundSink::PushRingRecords(const uint8_t* bytes, size_t size) 
   return ForEachRecordIn(pieces, &scratch_, "JSON renderer", [&](const uint8_t* record, uint32_t record_size) {
     const RecordView rec = MakeRecordView(record, record_size);
     const EventInfo* event = events_->Resolve(rec.bytes, rec.size);
-    merge_.Push(event != nullptr ? event->layout.TimeOf(rec.bytes, rec.size) : 0, rec);
+    // The event travels with the record through the merge as its tag (its
+    // index + 1; 0: none), so that the release does not resolve it again.
+    merge_.Push(event != nullptr ? event->layout.TimeOf(rec.bytes, rec.size) : 0, rec, TagOf(event));
     return absl::OkStatus();
   });
+}
+
+uint32_t BackgroundSink::TagOf(const EventInfo* event) const {
+  if (event == nullptr) return 0;
+  if (event == &events_->at(0)) return 1;  // nearly every record of a one-event capture
+  if (const auto it = tag_of_.find(event); it != tag_of_.end()) return it->second;
+  // An event added to the table after Begin: found the slow way.
+  for (int e = 0; e < static_cast<int>(events_->size()); ++e) {
+    if (&events_->at(e) == event) return static_cast<uint32_t>(e + 1);
+  }
+  return 0;
 }
 
 absl::Status BackgroundSink::ReleaseMerged(bool all) {
   if (merge_.pending() == 0) return absl::OkStatus();
   absl::Status status;
-  const auto write = [&](const RecordView& rec) {
-    if (status.ok()) status = inner_->Write(rec, events_->Resolve(rec.bytes, rec.size));
+  const auto write = [&](const RecordView& rec, uint32_t tag) {
+    if (status.ok()) status = inner_->Write(rec, tag != 0 ? &events_->at(static_cast<int>(tag - 1)) : nullptr);
   };
   if (all) {
     merge_.Finish(write);
@@ -237,6 +268,11 @@ uint64_t BackgroundSink::BytesWritten() const {
 uint64_t BackgroundSink::stalls() const {
   std::lock_guard<std::mutex> lock(mu_);
   return stalls_;
+}
+
+size_t BackgroundSink::peak_queued_bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return peak_queued_bytes_;
 }
 
 }  // namespace perfring

@@ -4,11 +4,23 @@
 // batch and goes on; the renderer thread gives the batches, in order, to
 // the inner sink.
 //
-// Bounded, never lossy: at most `max_batches` full batches wait for the
-// renderer. When it falls that far behind, the next hand-off waits for it
-// (backpressure: the drain slows, the rings fill and the kernel counts what
-// it cannot write, in the LOST records every output gets; nothing is
-// dropped here), and stalls() counts those waits.
+// Bounded, never lossy: the batches waiting for the renderer hold at most
+// `max_queued_bytes` of records (a batch is always taken into an empty
+// queue, so a single batch larger than the bound still goes on). Below the
+// bound a hand-off never waits: the renderer (which on average needs far
+// less than a CPU) may fall behind for a burst, and the queue grows, batch
+// by batch, only as far as the burst needs. Once the bound is reached, the
+// next hand-off waits for the renderer (backpressure: the drain slows, the
+// rings fill and the kernel counts what it cannot write, in the LOST records
+// every output gets; nothing is dropped here), and stalls() counts those
+// waits. Memory: at most max_queued_bytes of queued records, plus the batch
+// being filled and the one being rendered (each batch_bytes, or one ring
+// span more), plus at most kSpareBatches finished batches kept for reuse
+// (the rest are freed to the allocator; whether it gives them back to the
+// system is its choice: `perfring record` has glibc keep freed memory for
+// the capture's next burst, cli/record_command.cc's mallopt, so its RSS
+// stays at a burst's peak); the Entry list per batch is 24 bytes a span or
+// record on top.
 //
 // The rings' records (TakesRingRecords: yes) are copied a ring's spans at a
 // time, and the renderer puts them in time order for the inner sink with
@@ -45,6 +57,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "reader/time_merge.h"
 #include "record/record_sink.h"
 
@@ -53,8 +66,16 @@ namespace perfring {
 class BackgroundSink : public RecordSink {
  public:
   // A batch is handed on when it holds `batch_bytes` of records, at each
-  // EndRound, and before Switch and End.
-  explicit BackgroundSink(RecordSink* inner, size_t batch_bytes = 256 << 10, size_t max_batches = 4);
+  // EndRound, and before Switch and End. The default bound, 64 MiB, holds
+  // about two seconds of `record -a -g -F max` on two CPUs (2 x 100,000
+  // samples a second of about 150 bytes: some 30 MB/s of ring records): a
+  // renderer that far behind costs the drain no wait.
+  static constexpr size_t kDefaultBatchBytes = 256 << 10;
+  static constexpr size_t kDefaultMaxQueuedBytes = 64 << 20;
+  // Finished batches kept for reuse; more are freed.
+  static constexpr size_t kSpareBatches = 4;
+  explicit BackgroundSink(RecordSink* inner, size_t batch_bytes = kDefaultBatchBytes,
+                          size_t max_queued_bytes = kDefaultMaxQueuedBytes);
   ~BackgroundSink() override;  // Stop()
   BackgroundSink(const BackgroundSink&) = delete;
   BackgroundSink& operator=(const BackgroundSink&) = delete;
@@ -82,6 +103,10 @@ class BackgroundSink : public RecordSink {
 
   // How many hand-offs waited for the renderer (backpressure).
   uint64_t stalls() const;
+  // The most bytes of records that waited for the renderer at once (the
+  // batches queued, not the one it held): at most max_queued_bytes, but
+  // for a single batch larger than that.
+  size_t peak_queued_bytes() const;
 
  private:
   struct Entry {
@@ -92,8 +117,12 @@ class BackgroundSink : public RecordSink {
     const EventInfo* event;
   };
   struct Batch {
-    std::vector<uint64_t> words;  // the records, 8-aligned, back to back
-    size_t bytes = 0;             // used of words
+    // The records, 8-aligned, back to back: `bytes` used of `capacity`
+    // words. Not zeroed when allocated (only the bytes copied in are read):
+    // a new batch in a burst costs the drain no 256 KiB memset.
+    std::unique_ptr<uint64_t[]> words;
+    size_t capacity = 0;
+    size_t bytes = 0;
     std::vector<Entry> entries;
     std::vector<aux::AuxtraceChunk> chunks;
     void Clear() {
@@ -106,7 +135,7 @@ class BackgroundSink : public RecordSink {
   // Copies `size` bytes into the current batch; its offset there.
   size_t Append(const uint8_t* bytes, uint32_t size);
   // The current batch to the renderer (if it holds anything), waiting while
-  // max_batches_ wait already.
+  // it would take the queue past max_queued_bytes_ (never when it is empty).
   void HandOff();
   // Waits until the renderer has finished every batch handed on.
   void WaitIdle();
@@ -116,14 +145,17 @@ class BackgroundSink : public RecordSink {
   // The renderer's: ring records into merge_; merge_'s releases to the inner sink.
   absl::Status PushRingRecords(const uint8_t* bytes, size_t size);
   absl::Status ReleaseMerged(bool all);
+  // The merge tag of a ring record's event: its index in events_ + 1, 0 for none.
+  uint32_t TagOf(const EventInfo* event) const;
   // The first failure so far (any thread).
   absl::Status Failure() const;
 
   RecordSink* const inner_;
   const size_t batch_bytes_;
-  const size_t max_batches_;
+  const size_t max_queued_bytes_;
   std::unique_ptr<Batch> current_;  // the session's thread's
   const EventTable* events_ = nullptr;  // Begin's
+  absl::flat_hash_map<const EventInfo*, uint32_t> tag_of_;  // Begin's: events_'s tags
   TimeOrderedMerge merge_;              // the renderer thread's (kFinish entries flush it there too)
   std::vector<uint64_t> scratch_;       // the renderer's (ForEachRecordIn's; unused: one piece)
 
@@ -131,7 +163,9 @@ class BackgroundSink : public RecordSink {
   std::condition_variable work_;   // the renderer waits: a batch, or stop
   std::condition_variable space_;  // the session waits: room in the queue, or idle
   std::deque<std::unique_ptr<Batch>> queue_;  // handed on, in order
-  std::vector<std::unique_ptr<Batch>> free_;  // finished, for reuse
+  size_t queued_bytes_ = 0;                   // Batch::bytes of queue_'s batches
+  size_t peak_queued_bytes_ = 0;
+  std::vector<std::unique_ptr<Batch>> free_;  // finished, for reuse (kSpareBatches at most)
   bool busy_ = false;       // the renderer holds a batch
   bool stopping_ = false;
   absl::Status failure_;    // the inner sink's first failure

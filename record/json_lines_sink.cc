@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "aux/auxtrace_record.h"
+#include "json/record_json.h"
 #include "json/record_line.h"
 
 namespace perfring {
@@ -38,11 +39,16 @@ absl::Status JsonLinesSink::WriteAux(const aux::AuxtraceChunk& chunk,
 }
 
 absl::Status JsonLinesSink::Append(const uint8_t* bytes, uint32_t size, const EventInfo* event) {
-  // Decoded in place into a reused Record: no per-record copy or allocation.
-  const absl::Status decoded = AppendJsonLineOrMalformed(bytes, size, event, &record_, &buffer_);
-  if (!decoded.ok()) {
-    ++malformed_records_;
-    if (first_malformed_error_.empty()) first_malformed_error_ = std::string(decoded.message());
+  // Most records of a capture: a sample of a common layout, rendered from
+  // its bytes (AppendJsonLineOrMalformed would do the same, one call and a
+  // Status further down).
+  if (event == nullptr || !AppendSampleJsonLine(bytes, size, *event, &buffer_)) {
+    // Decoded in place into a reused Record: no per-record copy or allocation.
+    const absl::Status decoded = AppendJsonLineOrMalformed(bytes, size, event, &record_, &buffer_);
+    if (!decoded.ok()) {
+      ++malformed_records_;
+      if (first_malformed_error_.empty()) first_malformed_error_ = std::string(decoded.message());
+    }
   }
   if (buffer_.size() >= buffer_bytes_) return Flush();
   return absl::OkStatus();

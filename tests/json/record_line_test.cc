@@ -162,6 +162,45 @@ TEST_F(SampleJsonLineTest, EveryFixedFieldAndCallchainLayoutRendersAsTheDecodedR
   EXPECT_EQ(rendered, 1024u * 4 * 3 * 2);
 }
 
+// The renderer keeps the text of recent (pid, tid) pairs, of each event's
+// last period and of recent callchain addresses: values that repeat, come
+// back after others took their slots, or change by one still render as the
+// decoder's way does.
+TEST_F(SampleJsonLineTest, RepeatedAndChangingPidsTidsPeriodsAndAddressesRenderAsTheDecodedRecord) {
+  const uint64_t t = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+                     PERF_SAMPLE_CALLCHAIN;
+  const EventInfo first = Event(t);
+  EventInfo second = Event(t);
+  second.name = "task-clock";
+  const uint32_t pids[] = {0, 1, 5, 17211, 17270, 99999, 4194304, ~0u, 2147483647u, 2147483648u};
+  const uint64_t periods[] = {100000, 100000, 100001, 1, 0, ~uint64_t{0}, 9999999999ULL};
+  uint64_t x = 12345;
+  for (int i = 0; i < 20000; ++i) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;  // a fixed pseudo-random walk
+    const uint32_t pid = pids[(x >> 33) % 10];
+    const uint32_t tid = (x >> 40) % 3 == 0 ? pid : pids[(x >> 45) % 10];
+    const uint64_t period = periods[(x >> 50) % 7];
+    const EventInfo& event = (x >> 60) % 2 == 0 ? first : second;
+    RecordBuilder b(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+    b.U64(0x401000 + i).U32(pid).U32(tid).U64(1000 + i).U32(i % 2).U32(0).U64(period);
+    // 0-7 entries from 3,000 addresses (more than the cache's slots: they
+    // evict each other), 0, all ones below the markers, and a marker.
+    const uint64_t entries = (x >> 20) % 8;
+    b.U64(entries);
+    for (uint64_t e = 0; e < entries; ++e) {
+      const uint64_t pick = (x >> (3 * e)) % 3003;
+      b.U64(pick == 3000   ? 0
+            : pick == 3001 ? static_cast<uint64_t>(PERF_CONTEXT_MAX) - 1
+            : pick == 3002 ? static_cast<uint64_t>(PERF_CONTEXT_KERNEL)
+                           : 0xffffffff81000000ULL + pick * 0x1234567ULL * (e + 1));
+    }
+    const std::vector<uint8_t> bytes = b.Build();
+    std::string direct;
+    ASSERT_TRUE(AppendSampleJsonLine(bytes.data(), static_cast<uint32_t>(bytes.size()), event, &direct));
+    ASSERT_EQ(direct, Decoded(bytes, event)) << "sample " << i;
+  }
+}
+
 TEST_F(SampleJsonLineTest, TrailingBytesAfterTheFieldsAreIgnoredAsTheDecoderDoes) {
   const uint64_t t = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN;
   const EventInfo event = Event(t);

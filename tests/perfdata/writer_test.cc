@@ -814,6 +814,67 @@ TEST(WriterFileTest, FlushedRecordsSurviveSigkillAndAFinishedFileHasNoReservedTa
   EXPECT_EQ(CountRecords(**r), static_cast<uint64_t>(kRecords));
 }
 
+// A capture whose ring records come fast (512 KiB spans back to back) is
+// written with write(2), not through the file's mapping, whose page faults
+// made the drain slow enough to lose samples at `-a -g -F max`: the file then
+// holds the records written so far and no reserved window past them (with
+// the mapping it would already be reserved to 8 MiB); a SIGKILL leaves them
+// readable, and the finished file holds every record.
+TEST(WriterFileTest, FastRingRecordsAreWrittenNotMapped) {
+  const std::string rec = Sample(PERF_RECORD_MISC_USER, 0x1000, 5);
+  std::string span;
+  while (span.size() < (512u << 10)) span += rec;
+  const uint64_t records_per_span = span.size() / rec.size();
+  const absl::Span<const uint8_t> pieces[] = {
+      absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(span.data()), span.size())};
+  constexpr int kSpans = 4;
+  std::string temp;
+  {
+    absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(TempPath("fast.data"));
+    ASSERT_TRUE(w.ok()) << w.status();
+    temp = (*w)->temp_path();
+    const pid_t pid = fork();
+    if (pid == 0) {
+      bool ok = (*w)->Begin(OneEvent(), RecordingInfo()).ok();
+      for (int i = 0; ok && i < kSpans; ++i) {
+        ok = (*w)->WriteRingRecords(pieces).ok() && (*w)->WriteFinishedRound().ok();
+      }
+      struct stat st;
+      if (!ok || stat((*w)->temp_path().c_str(), &st) != 0) _exit(1);
+      // Written, not reserved: under 4 spans of data and its header.
+      if (static_cast<uint64_t>(st.st_size) > kSpans * span.size() + (64u << 10)) _exit(2);
+      raise(SIGKILL);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+        << "exit status " << (WIFEXITED(status) ? WEXITSTATUS(status) : -1)
+        << " (2: the file was reserved past its records: written through the mapping)";
+  }
+  absl::StatusOr<std::unique_ptr<Reader>> r = Reader::Open(temp);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE((*r)->header().cut_short);
+  // Every span's records that reached the file (at least the first three
+  // flushes of 512 KiB), each span followed by its FINISHED_ROUND.
+  EXPECT_GE(CountRecords(**r), 3 * records_per_span);
+
+  const std::string path = TempPath("fast_finished.data");
+  {
+    absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(path);
+    ASSERT_TRUE(w.ok()) << w.status();
+    ASSERT_TRUE((*w)->Begin(OneEvent(), RecordingInfo()).ok());
+    for (int i = 0; i < kSpans; ++i) {
+      ASSERT_TRUE((*w)->WriteRingRecords(pieces).ok());
+      ASSERT_TRUE((*w)->WriteFinishedRound().ok());
+    }
+    ASSERT_TRUE((*w)->Finish().ok());
+  }
+  absl::StatusOr<std::unique_ptr<Reader>> done = Reader::Open(path);
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_FALSE((*done)->header().cut_short);
+  EXPECT_EQ(CountRecords(**done), kSpans * (records_per_span + 1));
+}
+
 TEST(WriterFileTest, RejectsARecordThatIsNotWholeAndAligned) {
   const std::string path = TempPath("bad.data");
   absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(path);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -48,6 +49,31 @@ struct Released {
   std::vector<uint64_t> tags;
   bool aligned = true;
 };
+
+// A caller's tag travels with its record (through a compaction too) and
+// comes back to a two-argument fn; a one-argument fn still works.
+TEST(TimeOrderedMergeTest, ACallersTagComesBackWithItsRecord) {
+  TimeOrderedMerge merge;
+  std::vector<std::pair<uint64_t, uint32_t>> got;  // (body, tag)
+  const auto take = [&](const RecordView& rec, uint32_t tag) { got.emplace_back(TagOf(rec), tag); };
+  for (uint64_t round = 0; round < 50; ++round) {
+    for (uint64_t i = 0; i < 10; ++i) {
+      const uint64_t time = round * 100 + (i % 2 == 0 ? i : 50 + i);  // two interleaved rings
+      merge.Push(time, TestRecord(time).view(), static_cast<uint32_t>(time * 3 + 1));
+    }
+    merge.EndRound(take);
+  }
+  merge.Finish(take);
+  ASSERT_EQ(got.size(), 500u);
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (i > 0) ASSERT_LE(got[i - 1].first, got[i].first);
+    ASSERT_EQ(got[i].second, got[i].first * 3 + 1) << "record " << got[i].first;
+  }
+  Push(merge, 7, 7);
+  Released out;
+  EXPECT_EQ(merge.Finish(std::ref(out)), 1u);
+  EXPECT_EQ(out.tags, std::vector<uint64_t>{7});
+}
 
 TEST(TimeOrderedMergeTest, FirstRoundReleasesNothing) {
   TimeOrderedMerge merge;

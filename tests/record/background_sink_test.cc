@@ -1,5 +1,6 @@
 // BackgroundSink: the inner sink gets every call, in order, on the renderer
-// thread; a renderer that falls behind makes the writer wait (never a drop);
+// thread; a renderer that falls behind makes the writer wait only once the
+// queued batches hold the byte bound (never a drop, never a wait below it);
 // the inner sink's failure comes back to the writer. Run under TSan too
 // (tagged "tsan"): the hand-off must be race-free.
 #include "record/background_sink.h"
@@ -70,7 +71,7 @@ TEST(BackgroundSink, TheInnerSinkGetsEveryCallInOrder) {
   table.Add(info);
   {
     // Small batches: many hand-offs.
-    BackgroundSink sink(&inner, /*batch_bytes=*/64, /*max_batches=*/2);
+    BackgroundSink sink(&inner, /*batch_bytes=*/64, /*max_queued_bytes=*/128);
     ASSERT_TRUE(sink.Begin(table).ok());
     for (uint64_t n = 0; n < 10000; ++n) {
       ASSERT_TRUE(WriteNumbered(sink, n, &table.at(0)).ok());
@@ -90,21 +91,22 @@ TEST(BackgroundSink, TheInnerSinkGetsEveryCallInOrder) {
   }
 }
 
-// The renderer stuck on the first record: the writer fills the queue and
-// then waits in its next hand-off (counted), and every record arrives once
-// the renderer goes on.
+// The renderer stuck on the first record: the writer fills the queue up to
+// its byte bound and then waits in its next hand-off (counted), and every
+// record arrives once the renderer goes on.
 TEST(BackgroundSink, AWriterAheadOfTheRendererWaitsAndNothingIsDropped) {
   GatedSink inner;
   EventTable table;
-  BackgroundSink sink(&inner, /*batch_bytes=*/16, /*max_batches=*/2);  // a batch per record
+  BackgroundSink sink(&inner, /*batch_bytes=*/16, /*max_queued_bytes=*/32);  // a batch per record
   ASSERT_TRUE(sink.Begin(table).ok());
   std::thread writer([&] {
     for (uint64_t n = 0; n < 100; ++n) ASSERT_TRUE(WriteNumbered(sink, n).ok());
   });
-  // One batch in the renderer (stuck in its first Write), two queued: the
-  // writer's next hand-off waits.
+  // One batch in the renderer (stuck in its first Write), two queued (32
+  // bytes): the writer's next hand-off waits.
   while (sink.stalls() == 0 || inner.waiting.load() == 0) std::this_thread::yield();
   EXPECT_EQ(inner.waiting.load(), 1);
+  EXPECT_EQ(sink.peak_queued_bytes(), 32u);
   inner.open.store(true, std::memory_order_release);
   writer.join();
   ASSERT_TRUE(sink.End(CaptureSummary()).ok());
@@ -113,10 +115,83 @@ TEST(BackgroundSink, AWriterAheadOfTheRendererWaitsAndNothingIsDropped) {
   for (uint64_t n = 0; n < 100; ++n) ASSERT_EQ(NumberOf(inner.records[n]), n);
 }
 
+// Below the byte bound the writer never waits: a renderer stuck on its
+// first record lets the queue grow, batch by batch, to hold a whole burst
+// (here 63 batches of one record, far more than the four the queue held
+// before it was bounded in bytes).
+TEST(BackgroundSink, AWriterBelowTheByteBoundNeverWaits) {
+  GatedSink inner;
+  EventTable table;
+  BackgroundSink sink(&inner, /*batch_bytes=*/16, /*max_queued_bytes=*/1024);
+  ASSERT_TRUE(sink.Begin(table).ok());
+  // The first batch goes to the renderer, which holds it (stuck in Write);
+  // the 63 after it queue up.
+  for (uint64_t n = 0; n < 64; ++n) ASSERT_TRUE(WriteNumbered(sink, n).ok());
+  EXPECT_EQ(sink.stalls(), 0u);
+  EXPECT_GE(sink.peak_queued_bytes(), 63u * 16);
+  EXPECT_LE(sink.peak_queued_bytes(), 1024u);
+  inner.open.store(true, std::memory_order_release);
+  ASSERT_TRUE(sink.End(CaptureSummary()).ok());
+  EXPECT_EQ(sink.stalls(), 0u);
+  ASSERT_EQ(inner.records.size(), 64u);
+  for (uint64_t n = 0; n < 64; ++n) ASSERT_EQ(NumberOf(inner.records[n]), n);
+}
+
+// A batch larger than the whole bound still goes on (into an empty queue):
+// the writer is never stuck for good, and nothing is dropped.
+TEST(BackgroundSink, ABatchLargerThanTheBoundGoesOnAlone) {
+  MemorySink inner;
+  EventTable table;
+  {
+    BackgroundSink sink(&inner, /*batch_bytes=*/64, /*max_queued_bytes=*/16);
+    ASSERT_TRUE(sink.Begin(table).ok());
+    for (uint64_t n = 0; n < 1000; ++n) ASSERT_TRUE(WriteNumbered(sink, n).ok());
+    ASSERT_TRUE(sink.End(CaptureSummary()).ok());
+    EXPECT_LE(sink.peak_queued_bytes(), 64u);  // one batch at a time
+  }
+  ASSERT_EQ(inner.records.size(), 1000u);
+  for (uint64_t n = 0; n < 1000; ++n) ASSERT_EQ(NumberOf(inner.records[n]), n);
+}
+
+// A writer racing the renderer through a small bound, with ring spans of
+// several records and rounds (the hand-off under TSan): every record
+// arrives once, in time order, and the queue never held more than the bound.
+TEST(BackgroundSink, RacingWriterAndRendererKeepEveryRingRecordWithinTheBound) {
+  EventTable table;
+  EventInfo timed;
+  timed.name = "cpu-clock";
+  timed.attr.sample_type = PERF_SAMPLE_TIME;
+  timed.format = EventFormat::FromAttr(timed.attr);
+  table.Add(timed);
+  MemorySink inner;
+  constexpr uint64_t kSpans = 2000;
+  constexpr uint64_t kPerSpan = 5;
+  {
+    BackgroundSink sink(&inner, /*batch_bytes=*/160, /*max_queued_bytes=*/480);
+    ASSERT_TRUE(sink.Begin(table).ok());
+    std::vector<uint64_t> words;
+    for (uint64_t span = 0; span < kSpans; ++span) {
+      words.clear();
+      for (uint64_t i = 0; i < kPerSpan; ++i) {
+        const std::vector<uint64_t> one = Numbered(span * kPerSpan + i + 1);  // body: its time
+        words.insert(words.end(), one.begin(), one.end());
+      }
+      const absl::Span<const uint8_t> pieces[] = {
+          absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(words.data()), words.size() * 8)};
+      ASSERT_TRUE(sink.WriteRingRecords(pieces).ok());
+      if (span % 7 == 6) ASSERT_TRUE(sink.EndRound().ok());
+    }
+    ASSERT_TRUE(sink.End(CaptureSummary()).ok());
+    EXPECT_LE(sink.peak_queued_bytes(), 480u);
+  }
+  ASSERT_EQ(inner.records.size(), kSpans * kPerSpan);
+  for (uint64_t n = 0; n < kSpans * kPerSpan; ++n) ASSERT_EQ(NumberOf(inner.records[n]), n + 1);
+}
+
 TEST(BackgroundSink, TheInnerSinksFailureComesBackAndStopsTheHandingOn) {
   FailingSink inner(/*fail_at=*/3);
   EventTable table;
-  BackgroundSink sink(&inner, /*batch_bytes=*/16, /*max_batches=*/2);
+  BackgroundSink sink(&inner, /*batch_bytes=*/16, /*max_queued_bytes=*/32);
   ASSERT_TRUE(sink.Begin(table).ok());
   absl::Status first_failure;
   for (uint64_t n = 0; n < 50 && first_failure.ok(); ++n) first_failure = WriteNumbered(sink, n);
@@ -179,7 +254,7 @@ TEST(BackgroundSink, RingRecordsReachTheInnerSinkAsTheSessionsMergeWouldReleaseT
     expected.push_back(time);
   };
   {
-    BackgroundSink sink(&inner, /*batch_bytes=*/64, /*max_batches=*/2);
+    BackgroundSink sink(&inner, /*batch_bytes=*/64, /*max_queued_bytes=*/128);
     ASSERT_TRUE(sink.Begin(table).ok());
     ASSERT_TRUE(WriteNumbered(sink, 1).ok());  // synthesized side-band: first
     expected.push_back(1);
