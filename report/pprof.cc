@@ -63,11 +63,9 @@ perfring::pprof::Profile ToPprof(const Profile& profile, const PprofOptions& opt
     out.mutable_period_type()->set_type(strings.Index(first));
     out.mutable_period_type()->set_unit(strings.Index(PeriodUnit(first)));
     out.set_default_sample_type(strings.Index(first));
-    for (const symbolize::Sample& s : profile.samples)
-      if (s.event == 0) {
-        out.set_period(static_cast<int64_t>(s.period));
-        break;
-      }
+    // The period of the first sample of the first event.
+    if (profile.events[0].samples > 0)
+      out.set_period(static_cast<int64_t>(profile.events[0].first_period));
   }
 
   // Which mappings resolved something, and which have source lines.
@@ -80,10 +78,10 @@ perfring::pprof::Profile ToPprof(const Profile& profile, const PprofOptions& opt
   // pprof's mapping[0] is the main binary: the file mapping with the most
   // samples at its leaf goes first, the others keep their order.
   std::vector<uint64_t> leaf_samples(profile.mappings.size(), 0);
-  for (const symbolize::Sample& s : profile.samples) {
+  for (const symbolize::SampleSum& s : profile.sample_sums) {
     if (s.stack == kNone) continue;
     uint32_t m = profile.locations[*profile.stack_begin(s.stack)].mapping;
-    if (m < leaf_samples.size()) ++leaf_samples[m];
+    if (m < leaf_samples.size()) leaf_samples[m] += s.samples;
   }
   uint32_t main_mapping = kNone;
   for (uint32_t m = 0; m < profile.mappings.size(); ++m) {
@@ -135,13 +133,8 @@ perfring::pprof::Profile ToPprof(const Profile& profile, const PprofOptions& opt
   const int64_t comm_key = strings.Index("comm"), pid_key = strings.Index("pid"),
                 tid_key = strings.Index("tid");
   absl::flat_hash_map<SampleKey, int> index;
-  uint64_t first_time = UINT64_MAX, last_time = 0;
-  for (const symbolize::Sample& s : profile.samples) {
+  for (const symbolize::SampleSum& s : profile.sample_sums) {
     if (s.stack == kNone || s.event >= profile.events.size()) continue;
-    if (s.time != 0) {
-      first_time = std::min(first_time, s.time);
-      last_time = std::max(last_time, s.time);
-    }
     SampleKey key{s.stack, s.comm, s.pid, s.tid};
     auto [it, inserted] = index.try_emplace(key, out.sample_size());
     perfring::pprof::Sample* dst;
@@ -164,9 +157,10 @@ perfring::pprof::Profile ToPprof(const Profile& profile, const PprofOptions& opt
     } else {
       dst = out.mutable_sample(it->second);
     }
-    dst->set_value(2 * s.event, dst->value(2 * s.event) + 1);
+    dst->set_value(2 * s.event, dst->value(2 * s.event) + static_cast<int64_t>(s.samples));
     dst->set_value(2 * s.event + 1, dst->value(2 * s.event + 1) + static_cast<int64_t>(s.period));
   }
+  const uint64_t first_time = profile.first_time, last_time = profile.last_time;
   int64_t duration = last_time > first_time ? static_cast<int64_t>(last_time - first_time) : 0;
   out.set_duration_nanos(duration);
   if (options.capture_end_nanos != 0) out.set_time_nanos(options.capture_end_nanos - duration);

@@ -37,6 +37,7 @@
 #include "symbolize/dwarf_unwinder.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/perf_map.h"
+#include "symbolize/sample_sums.h"
 #include "symbolize/source_lines.h"
 
 namespace perfring::symbolize {
@@ -262,7 +263,10 @@ class Builder {
   // gives up on a file whose records are more than a round late; or
   // exactly, in two passes (ForEach).
   Builder(perfdata::Reader& reader, const ProfileOptions& options, bool by_rounds)
-      : reader_(reader), options_(options), by_rounds_(by_rounds) {}
+      : reader_(reader),
+        options_(options),
+        by_rounds_(by_rounds),
+        keep_samples_(options.timeline || options.record_addresses) {}
   ~Builder() {
     if (running_kallsyms_.valid()) running_kallsyms_.wait();
   }
@@ -321,8 +325,10 @@ class Builder {
   perfdata::Reader& reader_;
   const ProfileOptions& options_;
   const bool by_rounds_;
+  const bool keep_samples_;  // Profile::samples filled (timeline)
   bool gave_up_ = false;
   Profile profile_;
+  SampleSummer sums_;
   Record record_;  // reused across records
 
   absl::flat_hash_map<const EventInfo*, uint32_t> event_index_;
@@ -862,7 +868,8 @@ absl::Status Builder::AddSample(const symbolize::Sample& sample) {
   Event& event = profile_.events[sample.event];
   ++event.samples;
   event.period += sample.period;
-  profile_.samples.push_back(sample);
+  sums_.Add(sample);
+  if (keep_samples_) profile_.samples.push_back(sample);
   return absl::OkStatus();
 }
 
@@ -972,10 +979,12 @@ absl::Status Builder::ReadRecords() {
     absl::StatusOr<perfdata::TimeOrderedRecords> sorted =
         perfdata::TimeOrderedRecords::Collect(reader_, KeepRecord);
     if (!sorted.ok()) return sorted.status();
-    profile_.samples.reserve(sorted->records().size());
+    if (keep_samples_) {
+      profile_.samples.reserve(sorted->records().size());
+      perfdata::AdviseHugePages(profile_.samples.data(),
+                                profile_.samples.capacity() * sizeof(symbolize::Sample));
+    }
     profile_.locations.reserve(sorted->records().size());
-    perfdata::AdviseHugePages(profile_.samples.data(),
-                              profile_.samples.capacity() * sizeof(symbolize::Sample));
     for (const perfdata::TimeOrderedRecords::Entry& e : sorted->records()) {
       Work w;
       w.bytes = e.bytes, w.size = e.size, w.seq = e.seq, w.event = e.event, w.offset = e.offset;
@@ -1072,6 +1081,7 @@ absl::StatusOr<Profile> Builder::Run() {
   if (unattributed_ > 0) {
     Warn(absl::StrCat(unattributed_, " sample(s) of no event of the file left out"));
   }
+  sums_.Finish(&profile_);
   // Samples in file order (time order put them through the side-band): the
   // positions are distinct and below the number of records, so a table by
   // position gives each sample its rank in linear time, and the samples are
