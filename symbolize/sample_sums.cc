@@ -1,24 +1,31 @@
 #include "symbolize/sample_sums.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace perfring::symbolize {
 
 void SampleSummer::Add(const Sample& s) {
-  const Key key{s.event, s.comm, s.pid, s.tid, s.cpu, s.stack};
-  if (last_ == kNone || !(key == last_key_)) {
-    auto [it, inserted] = index_.try_emplace(key, static_cast<uint32_t>(sums_.size()));
-    if (inserted) {
-      SampleSum sum;
-      sum.event = s.event, sum.comm = s.comm, sum.pid = s.pid, sum.tid = s.tid, sum.cpu = s.cpu;
-      sum.stack = s.stack;
-      sum.first_record = s.record;
-      sums_.push_back(sum);
+  uint32_t* head = &first_without_stack_;
+  if (s.stack != kNone) {
+    if (s.stack >= first_of_stack_.size()) {
+      first_of_stack_.resize(std::max<size_t>(s.stack + 1, 2 * first_of_stack_.size()), kNone);
     }
-    last_ = it->second;
-    last_key_ = key;
+    head = &first_of_stack_[s.stack];
   }
-  SampleSum& sum = sums_[last_];
+  uint32_t at = *head;
+  while (at != kNone && !SameKey(sums_[at], s)) at = next_[at];
+  if (at == kNone) {
+    at = static_cast<uint32_t>(sums_.size());
+    SampleSum sum;
+    sum.event = s.event, sum.comm = s.comm, sum.pid = s.pid, sum.tid = s.tid, sum.cpu = s.cpu;
+    sum.stack = s.stack;
+    sum.first_record = s.record;
+    sums_.push_back(sum);
+    next_.push_back(*head);
+    *head = at;
+  }
+  SampleSum& sum = sums_[at];
   sum.samples += 1;
   sum.period += s.period;
   sum.first_record = std::min(sum.first_record, s.record);
@@ -33,9 +40,15 @@ void SampleSummer::Add(const Sample& s) {
 }
 
 void SampleSummer::Finish(Profile* profile) {
-  std::stable_sort(sums_.begin(), sums_.end(), [](const SampleSum& a, const SampleSum& b) {
-    return a.first_record < b.first_record;
-  });
+  // Sorted as (first_record, index) pairs, then moved into that order: a
+  // sum is large, and moving it at each step of the sort cost more.
+  std::vector<std::pair<uint64_t, uint32_t>> order(sums_.size());
+  for (uint32_t i = 0; i < sums_.size(); ++i) order[i] = {sums_[i].first_record, i};
+  std::sort(order.begin(), order.end());
+  std::vector<SampleSum> sorted;
+  sorted.reserve(sums_.size());
+  for (const auto& [record, i] : order) sorted.push_back(sums_[i]);
+  sums_ = std::move(sorted);
   profile->sample_sums = std::move(sums_);
   if (first_time_ <= last_time_) {
     profile->first_time = first_time_;

@@ -9,10 +9,8 @@
 #define PERFRING_SYMBOLIZE_SAMPLE_SUMS_H_
 
 #include <cstdint>
-#include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "symbolize/profile.h"
 
 namespace perfring::symbolize {
@@ -30,35 +28,25 @@ class SampleSummer {
   void Finish(Profile* profile);
 
  private:
-  // A sum's identity: every field of a Sample but its time, period and
-  // record.
-  struct Key {
-    uint32_t event, comm;
-    int32_t pid, tid, cpu;
-    uint32_t stack;
-    bool operator==(const Key& o) const {
-      return event == o.event && comm == o.comm && pid == o.pid && tid == o.tid && cpu == o.cpu &&
-             stack == o.stack;
-    }
-    template <typename H>
-    friend H AbslHashValue(H h, const Key& k) {
-      return H::combine(std::move(h), (uint64_t{k.event} << 32) | k.comm,
-                        (uint64_t{static_cast<uint32_t>(k.pid)} << 32) | static_cast<uint32_t>(k.tid),
-                        (uint64_t{static_cast<uint32_t>(k.cpu)} << 32) | k.stack);
-    }
-  };
+  // Whether `sum` is the one of `sample` (its stack already matched).
+  static bool SameKey(const SampleSum& sum, const Sample& sample) {
+    return sum.event == sample.event && sum.comm == sample.comm && sum.pid == sample.pid &&
+           sum.tid == sample.tid && sum.cpu == sample.cpu;
+  }
   // An event's earliest sample in file order.
   struct First {
     uint64_t record = UINT64_MAX;
     uint64_t period = 0;
   };
 
-  absl::flat_hash_map<Key, uint32_t> index_;  // into sums_
+  // The sums are found by stack (stack indices are dense): the first sum of
+  // each stack (kNone: none yet), and each sum's next of the same stack.
+  // A stack's samples come from a thread or two, so the chains are short,
+  // and no key is hashed per sample.
+  std::vector<uint32_t> first_of_stack_;
+  uint32_t first_without_stack_ = kNone;  // the sums of samples without a stack
+  std::vector<uint32_t> next_;            // one per sum
   std::vector<SampleSum> sums_;
-  // The last sum added to, whose key is last_key_: samples of one thread
-  // in one place come in runs.
-  Key last_key_{};
-  uint32_t last_ = kNone;
   uint64_t first_time_ = UINT64_MAX, last_time_ = 0;
   std::vector<First> first_of_event_;
 };
