@@ -256,19 +256,36 @@ void DecodeAhead(Work* w, Record* scratch) {
   w->decoded = true;
 }
 
+// The kernel's symbols, read once for both of BuildProfile's passes (a
+// file read again in exact order does not parse kallsyms again).
+// RunningKernel: the running kernel's (/proc/kallsyms, tens of milliseconds
+// of the kernel's formatting), read on another thread from the first
+// Builder::Init on, while the records are collected.
+struct RunningKernel {
+  absl::StatusOr<Kallsyms> kallsyms;
+  absl::StatusOr<std::string> build_id;
+};
+struct KernelSymbols {
+  std::optional<absl::StatusOr<Kallsyms>> given;  // --kallsyms FILE, once loaded
+  std::shared_future<RunningKernel> running;      // else the running kernel's
+};
+
 class Builder {
  public:
   // How a file's records are put in time order: by_rounds, read once and
   // released at FINISHED_ROUNDs (TimeOrderedRecords::ForEachByRounds), which
   // gives up on a file whose records are more than a round late; or
   // exactly, in two passes (ForEach).
-  Builder(perfdata::Reader& reader, const ProfileOptions& options, bool by_rounds)
+  // `kernel` (loaded as needed by Init) outlives the Builder.
+  Builder(perfdata::Reader& reader, const ProfileOptions& options, bool by_rounds,
+          KernelSymbols* kernel)
       : reader_(reader),
         options_(options),
         by_rounds_(by_rounds),
-        keep_samples_(options.timeline || options.record_addresses) {}
+        keep_samples_(options.timeline || options.record_addresses),
+        kernel_(*kernel) {}
   ~Builder() {
-    if (running_kallsyms_.valid()) running_kallsyms_.wait();
+    if (kernel_.running.valid()) kernel_.running.wait();
   }
 
   absl::Status Init();
@@ -378,16 +395,9 @@ class Builder {
   std::vector<uint64_t> unwound_;  // the user pcs of a dwarf sample
   DwarfUnwinder unwinder_;
 
-  // The kernel: kallsyms, used from the first kernel address on. The
-  // running kernel's (/proc/kallsyms, tens of milliseconds of the kernel's
-  // formatting) is read on another thread from Init on, while the records
-  // are collected.
-  struct RunningKernel {
-    absl::StatusOr<Kallsyms> kallsyms;
-    absl::StatusOr<std::string> build_id;
-  };
-  std::future<RunningKernel> running_kallsyms_;
-  std::optional<Kallsyms> kallsyms_;
+  // The kernel: kallsyms (in kernel_), used from the first kernel address on.
+  KernelSymbols& kernel_;
+  const Kallsyms* kallsyms_ = nullptr;
   bool kallsyms_tried_ = false;
   std::string kernel_problem_;
   uint64_t kernel_text_ = 0;  // _text as the capture's kernel map says (pgoff), 0 if unknown
@@ -408,14 +418,14 @@ absl::Status Builder::Init() {
     }
   }
   if (!options_.kallsyms.empty()) {
-    absl::StatusOr<Kallsyms> k = Kallsyms::Load(options_.kallsyms);
-    if (!k.ok()) return k.status();
-    kallsyms_ = *std::move(k);
+    if (!kernel_.given) kernel_.given = Kallsyms::Load(options_.kallsyms);
+    if (!kernel_.given->ok()) return kernel_.given->status();
+    kallsyms_ = &**kernel_.given;
     kallsyms_tried_ = true;
-  } else {
-    running_kallsyms_ = std::async(std::launch::async, [] {
+  } else if (!kernel_.running.valid()) {
+    kernel_.running = std::async(std::launch::async, [] {
       return RunningKernel{Kallsyms::Load("/proc/kallsyms"), perfdata::ReadKernelBuildId()};
-    });
+    }).share();
   }
   const EventTable& events = reader_.events();
   for (size_t i = 0; i < events.size(); ++i) {
@@ -524,8 +534,8 @@ uint32_t Builder::MappingOf(uint32_t dso) {
 const Kallsyms* Builder::kallsyms() {
   if (!kallsyms_tried_) {
     kallsyms_tried_ = true;
-    RunningKernel kernel = running_kallsyms_.get();
-    absl::StatusOr<Kallsyms>& k = kernel.kallsyms;
+    const RunningKernel& kernel = kernel_.running.get();
+    const absl::StatusOr<Kallsyms>& k = kernel.kallsyms;
     if (!k.ok()) {
       kernel_problem_ = std::string(k.status().message());
     } else {
@@ -539,7 +549,7 @@ const Kallsyms* Builder::kallsyms() {
                                        ", running kernel ", perfdata::HexBytes(*running),
                                        "): pass the capture machine's kallsyms with --kallsyms");
       } else {
-        kallsyms_ = *std::move(k);
+        kallsyms_ = &*k;
       }
     }
   }
@@ -548,7 +558,7 @@ const Kallsyms* Builder::kallsyms() {
       kernel_delta_ = static_cast<int64_t>(kernel_text_ - *text);
     }
   }
-  return kallsyms_ ? &*kallsyms_ : nullptr;
+  return kallsyms_;
 }
 
 const PerfMap* Builder::perf_map(int32_t pid) {
@@ -1123,13 +1133,14 @@ absl::StatusOr<Profile> Builder::Run() {
 absl::StatusOr<Profile> BuildProfile(perfdata::Reader& reader, const ProfileOptions& options) {
   // A file is first read once, in rounds; a file that does not keep to them
   // (or is malformed) is read again in exact order, from scratch.
+  KernelSymbols kernel;
   if (!reader.streaming()) {
-    Builder builder(reader, options, /*by_rounds=*/true);
+    Builder builder(reader, options, /*by_rounds=*/true, &kernel);
     if (absl::Status s = builder.Init(); !s.ok()) return s;
     absl::StatusOr<Profile> profile = builder.Run();
     if (!builder.gave_up()) return profile;
   }
-  Builder builder(reader, options, /*by_rounds=*/false);
+  Builder builder(reader, options, /*by_rounds=*/false, &kernel);
   if (absl::Status s = builder.Init(); !s.ok()) return s;
   return builder.Run();
 }

@@ -45,8 +45,9 @@ struct ProfileOptions {
 // The reader is only read (ForEachRecord), for a file on a second thread that
 // BuildProfile starts and joins before it returns: once, in FINISHED_ROUNDs,
 // and a second time (two passes, in exact time order) only when a record is
-// more than a round late or the file is malformed; a stream is read once,
-// whole (see perfdata/time_order.h). The Profile owns everything it holds.
+// more than a round late or the file is malformed (the kernel's symbols are
+// read once for both); a stream is read once, whole (see
+// perfdata/time_order.h). The Profile owns everything it holds.
 // Not thread-safe with respect to `reader`: nothing else may use it during
 // the call.
 absl::StatusOr<Profile> BuildProfile(perfdata::Reader& reader, const ProfileOptions& options);
