@@ -40,15 +40,24 @@ void SampleSummer::Add(const Sample& s) {
 }
 
 void SampleSummer::Finish(Profile* profile) {
-  // Sorted as (first_record, index) pairs, then moved into that order: a
-  // sum is large, and moving it at each step of the sort cost more.
+  first_of_stack_ = {};
+  next_ = {};
+  // Sorted as (first_record, index) pairs, then the sums permuted in place,
+  // one cycle at a time: a sum is large, and moving it at each step of a
+  // sort, or into a second array, cost more time or more memory.
   std::vector<std::pair<uint64_t, uint32_t>> order(sums_.size());
   for (uint32_t i = 0; i < sums_.size(); ++i) order[i] = {sums_[i].first_record, i};
   std::sort(order.begin(), order.end());
-  std::vector<SampleSum> sorted;
-  sorted.reserve(sums_.size());
-  for (const auto& [record, i] : order) sorted.push_back(sums_[i]);
-  sums_ = std::move(sorted);
+  std::vector<uint32_t> rank(sums_.size());  // where each sum goes
+  for (uint32_t r = 0; r < order.size(); ++r) rank[order[r].second] = r;
+  order = {};
+  for (uint32_t i = 0; i < rank.size(); ++i) {
+    while (rank[i] != i) {
+      const uint32_t to = rank[i];
+      std::swap(sums_[i], sums_[to]);
+      std::swap(rank[i], rank[to]);
+    }
+  }
   profile->sample_sums = std::move(sums_);
   if (first_time_ <= last_time_) {
     profile->first_time = first_time_;
