@@ -5,7 +5,21 @@
 
 namespace perfring::symbolize {
 
-void SampleSummer::Add(const Sample& s) {
+void SampleSummer::AddPending() {
+  for (size_t i = 0; i < pending_size_; ++i) {
+    const uint32_t stack = pending_[i].stack;
+    if (stack < first_of_stack_.size()) __builtin_prefetch(&first_of_stack_[stack]);
+  }
+  for (size_t i = 0; i < pending_size_; ++i) {
+    const uint32_t stack = pending_[i].stack;
+    if (stack < first_of_stack_.size() && first_of_stack_[stack] != kNone)
+      __builtin_prefetch(&sums_[first_of_stack_[stack]]);
+  }
+  for (size_t i = 0; i < pending_size_; ++i) AddNow(pending_[i]);
+  pending_size_ = 0;
+}
+
+void SampleSummer::AddNow(const Sample& s) {
   uint32_t* head = &first_without_stack_;
   if (s.stack != kNone) {
     if (s.stack >= first_of_stack_.size()) {
@@ -40,6 +54,7 @@ void SampleSummer::Add(const Sample& s) {
 }
 
 void SampleSummer::Finish(Profile* profile) {
+  AddPending();
   first_of_stack_ = {};
   next_ = {};
   // Sorted as (first_record, index) pairs, then the sums permuted in place,

@@ -136,6 +136,28 @@ TEST(SampleSummerTest, FinishLeavesTheSummerEmpty) {
   EXPECT_EQ(q.first_time, 0u);
 }
 
+// Samples are counted in groups (their memory fetched ahead): any number
+// of them, across groups and a partial last one, each counted once.
+TEST(SampleSummerTest, ManySamplesAcrossStacksAreEachCountedOnce) {
+  SampleSummer summer;
+  constexpr uint64_t kSamples = 1001;
+  for (uint64_t r = 0; r < kSamples; ++r) {
+    // Stacks 0..6 on two threads; one sample in 13 has no stack.
+    const uint32_t stack = r % 13 == 0 ? kNone : static_cast<uint32_t>((r * 5) % 7);
+    summer.Add(At(kSamples - r, stack, 5 + static_cast<int32_t>(r % 2), r + 1, 100 + r));
+  }
+  Profile p = WithEvents(1);
+  summer.Finish(&p);
+  uint64_t samples = 0, period = 0;
+  for (const SampleSum& s : p.sample_sums) samples += s.samples, period += s.period;
+  EXPECT_EQ(samples, kSamples);
+  EXPECT_EQ(period, kSamples * (kSamples + 1) / 2);
+  EXPECT_EQ(p.sample_sums.size(), 7u * 2 + 2);  // with and without a stack, two threads
+  for (size_t i = 1; i < p.sample_sums.size(); ++i)
+    EXPECT_LT(p.sample_sums[i - 1].first_record, p.sample_sums[i].first_record);
+  EXPECT_EQ(p.events[0].first_period, kSamples);  // record 1: the last added
+}
+
 TEST(SumSamplesTest, SumsAProfilesSamples) {
   Profile p = WithEvents(1);
   p.samples = {At(0, 0, 5, 2, 100), At(1, 1, 5, 3, 101), At(2, 0, 5, 4, 102)};
