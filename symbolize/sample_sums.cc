@@ -60,12 +60,30 @@ void SampleSummer::Finish(Profile* profile) {
   // Sorted as (first_record, index) pairs, then the sums permuted in place,
   // one cycle at a time: a sum is large, and moving it at each step of a
   // sort, or into a second array, cost more time or more memory.
-  std::vector<std::pair<uint64_t, uint32_t>> order(sums_.size());
-  for (uint32_t i = 0; i < sums_.size(); ++i) order[i] = {sums_[i].first_record, i};
-  std::sort(order.begin(), order.end());
   std::vector<uint32_t> rank(sums_.size());  // where each sum goes
-  for (uint32_t r = 0; r < order.size(); ++r) rank[order[r].second] = r;
-  order = {};
+  const bool small = std::all_of(sums_.begin(), sums_.end(), [](const SampleSum& sum) {
+    return sum.first_record <= UINT32_MAX;
+  });
+  if (small) {
+    // BuildProfile's records are numbered in 32 bits: (record << 32 | index)
+    // sorted by its upper half in two stable counting passes of 16 bits.
+    std::vector<uint64_t> keys(sums_.size()), sorted(sums_.size());
+    for (uint32_t i = 0; i < sums_.size(); ++i) keys[i] = sums_[i].first_record << 32 | i;
+    for (int shift : {32, 48}) {
+      std::vector<uint32_t> start(1 << 16, 0);
+      for (uint64_t k : keys) ++start[(k >> shift) & 0xffff];
+      uint32_t at = 0;
+      for (uint32_t& n : start) at += std::exchange(n, at);
+      for (uint64_t k : keys) sorted[start[(k >> shift) & 0xffff]++] = k;
+      keys.swap(sorted);
+    }
+    for (uint32_t r = 0; r < keys.size(); ++r) rank[static_cast<uint32_t>(keys[r])] = r;
+  } else {
+    std::vector<std::pair<uint64_t, uint32_t>> order(sums_.size());
+    for (uint32_t i = 0; i < sums_.size(); ++i) order[i] = {sums_[i].first_record, i};
+    std::sort(order.begin(), order.end());
+    for (uint32_t r = 0; r < order.size(); ++r) rank[order[r].second] = r;
+  }
   for (uint32_t i = 0; i < rank.size(); ++i) {
     while (rank[i] != i) {
       const uint32_t to = rank[i];

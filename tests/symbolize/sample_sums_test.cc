@@ -89,6 +89,35 @@ TEST(SampleSummerTest, SumsAreOrderedByTheirFirstSampleInTheFile) {
   EXPECT_EQ(p.sample_sums[2].stack, 2u);
 }
 
+// Positions past 32 bits (not BuildProfile's, but a Sample::record may
+// hold them) are ordered too.
+TEST(SampleSummerTest, SumsAreOrderedByRecordsOfAnySize) {
+  SampleSummer summer;
+  summer.Add(At(uint64_t{1} << 40, 0, 5, 1, 100));
+  summer.Add(At(70000, 1, 5, 1, 101));
+  summer.Add(At(3, 2, 5, 1, 102));
+  summer.Add(At((uint64_t{1} << 32) + 1, 3, 5, 1, 103));
+  Profile p = WithEvents(1);
+  summer.Finish(&p);
+  ASSERT_EQ(p.sample_sums.size(), 4u);
+  EXPECT_EQ(p.sample_sums[0].stack, 2u);
+  EXPECT_EQ(p.sample_sums[1].stack, 1u);
+  EXPECT_EQ(p.sample_sums[2].stack, 3u);
+  EXPECT_EQ(p.sample_sums[3].stack, 0u);
+}
+
+// The 32-bit path, over both halves of the record's number.
+TEST(SampleSummerTest, SumsAreOrderedAcrossBothSixteenBitHalves) {
+  SampleSummer summer;
+  const uint64_t records[] = {0x10002, 0x20001, 0x10001, 0x00003, 0xffffffff, 0x20000};
+  for (uint32_t i = 0; i < 6; ++i) summer.Add(At(records[i], i, 5, 1, 100));
+  Profile p = WithEvents(1);
+  summer.Finish(&p);
+  ASSERT_EQ(p.sample_sums.size(), 6u);
+  const uint32_t expected[] = {3, 2, 0, 5, 1, 4};
+  for (size_t i = 0; i < 6; ++i) EXPECT_EQ(p.sample_sums[i].stack, expected[i]) << i;
+}
+
 TEST(SampleSummerTest, TimeRangeCoversTheSamplesWithAStackAndATime) {
   SampleSummer summer;
   summer.Add(At(0, kNone, 5, 1, 10));  // no stack: not drawn by pprof
