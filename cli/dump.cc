@@ -133,7 +133,8 @@ absl::Status RunDump(const DumpOptions& options, FILE* out, FILE* err) {
     std::optional<DumpSymbols> symbols;
     if (options.symbolize) {
       symbolize::ProfileOptions profile_options = options.symbols;
-      profile_options.record_addresses = true;
+      profile_options.record_addresses = true;  // with the samples (timeline)
+      profile_options.timeline = true;
       absl::StatusOr<symbolize::Profile> profile = symbolize::BuildProfile(r, profile_options);
       if (!profile.ok()) return profile.status();
       symbols.emplace(*std::move(profile));

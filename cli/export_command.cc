@@ -67,6 +67,9 @@ int ExportCommand(const std::vector<std::string>& args) {
   // Refuse a bad output before the (longer) symbolization.
   if (absl::Status s = perfdata::CheckOutputPath(output); !s.ok()) return ReportError("export", s);
 
+  // speedscope and the Firefox Profiler draw a timeline: each sample kept.
+  // pprof and folded stacks read the sums only.
+  reading.symbols.timeline = format == "speedscope" || format == "firefox";
   absl::StatusOr<symbolize::Profile> profile = LoadProfile("export", input, reading);
   if (!profile.ok()) return ReportError("export", profile.status());
   std::string bytes;

@@ -82,7 +82,7 @@ int ReportCommand(const std::vector<std::string>& args) {
     reading.symbols.srcline = true;
   absl::StatusOr<symbolize::Profile> profile = LoadProfile("report", input, reading);
   if (!profile.ok()) return ReportError("report", profile.status());
-  if (profile->samples.empty()) {
+  if (profile->sample_sums.empty()) {
     std::fprintf(stderr, "perfring report: %s has no samples\n", input.c_str());
     return 2;
   }

@@ -44,10 +44,27 @@ struct SampleKey {
   }
 };
 
-}  // namespace
+// Appends `sample` as Profile's field 2 (a length-delimited Sample) in the
+// wire format.
+void AppendSampleField(const perfring::pprof::Sample& sample, std::string* wire) {
+  const std::string bytes = sample.SerializeAsString();
+  wire->push_back(static_cast<char>((2 << 3) | 2));  // field 2, length-delimited
+  for (uint64_t n = bytes.size(); ; n >>= 7) {       // the length, a varint
+    if (n < 0x80) {
+      wire->push_back(static_cast<char>(n));
+      break;
+    }
+    wire->push_back(static_cast<char>((n & 0x7f) | 0x80));
+  }
+  wire->append(bytes);
+}
 
-perfring::pprof::Profile ToPprof(const Profile& profile, const PprofOptions& options) {
-  perfring::pprof::Profile out;
+// ToPprof's work, into `*out` (empty). With `samples_wire`, the samples are
+// not added to *out but appended to it serialized, each as Profile's field
+// 2: a message for each, not one for all of them (hundreds of thousands).
+void FillPprof(const Profile& profile, const PprofOptions& options, perfring::pprof::Profile* out_ptr,
+               std::string* samples_wire) {
+  perfring::pprof::Profile& out = *out_ptr;
   StringTable strings(&out);
   const size_t values = 2 * profile.events.size();
   for (const symbolize::Event& e : profile.events) {
@@ -63,11 +80,9 @@ perfring::pprof::Profile ToPprof(const Profile& profile, const PprofOptions& opt
     out.mutable_period_type()->set_type(strings.Index(first));
     out.mutable_period_type()->set_unit(strings.Index(PeriodUnit(first)));
     out.set_default_sample_type(strings.Index(first));
-    for (const symbolize::Sample& s : profile.samples)
-      if (s.event == 0) {
-        out.set_period(static_cast<int64_t>(s.period));
-        break;
-      }
+    // The period of the first sample of the first event.
+    if (profile.events[0].samples > 0)
+      out.set_period(static_cast<int64_t>(profile.events[0].first_period));
   }
 
   // Which mappings resolved something, and which have source lines.
@@ -80,10 +95,10 @@ perfring::pprof::Profile ToPprof(const Profile& profile, const PprofOptions& opt
   // pprof's mapping[0] is the main binary: the file mapping with the most
   // samples at its leaf goes first, the others keep their order.
   std::vector<uint64_t> leaf_samples(profile.mappings.size(), 0);
-  for (const symbolize::Sample& s : profile.samples) {
+  for (const symbolize::SampleSum& s : profile.sample_sums) {
     if (s.stack == kNone) continue;
     uint32_t m = profile.locations[*profile.stack_begin(s.stack)].mapping;
-    if (m < leaf_samples.size()) ++leaf_samples[m];
+    if (m < leaf_samples.size()) leaf_samples[m] += s.samples;
   }
   uint32_t main_mapping = kNone;
   for (uint32_t m = 0; m < profile.mappings.size(); ++m) {
@@ -131,46 +146,67 @@ perfring::pprof::Profile ToPprof(const Profile& profile, const PprofOptions& opt
     }
   }
 
-  // Samples summed by (stack, comm, pid, tid).
+  // Samples summed by (stack, comm, pid, tid), in the order each is first
+  // seen: their values summed first, then each written once.
   const int64_t comm_key = strings.Index("comm"), pid_key = strings.Index("pid"),
                 tid_key = strings.Index("tid");
-  absl::flat_hash_map<SampleKey, int> index;
-  uint64_t first_time = UINT64_MAX, last_time = 0;
-  for (const symbolize::Sample& s : profile.samples) {
-    if (s.stack == kNone || s.event >= profile.events.size()) continue;
-    if (s.time != 0) {
-      first_time = std::min(first_time, s.time);
-      last_time = std::max(last_time, s.time);
-    }
-    SampleKey key{s.stack, s.comm, s.pid, s.tid};
-    auto [it, inserted] = index.try_emplace(key, out.sample_size());
-    perfring::pprof::Sample* dst;
-    if (inserted) {
-      dst = out.add_sample();
-      for (const uint32_t* p = profile.stack_begin(s.stack); p != profile.stack_end(s.stack); ++p)
-        dst->add_location_id(*p + 1);
-      for (size_t v = 0; v < values; ++v) dst->add_value(0);
-      if (s.comm != kNone && s.comm < profile.comms.size()) {
-        auto* label = dst->add_label();
-        label->set_key(comm_key);
-        label->set_str(strings.Index(profile.comms[s.comm]));
+  struct Group {
+    SampleKey key;
+    int64_t comm_string = -1;  // the comm label's string; -1 none
+  };
+  std::vector<Group> groups;
+  std::vector<int64_t> group_values;  // `values` per group
+  {
+    absl::flat_hash_map<SampleKey, uint32_t> index;
+    for (const symbolize::SampleSum& s : profile.sample_sums) {
+      if (s.stack == kNone || s.event >= profile.events.size()) continue;
+      SampleKey key{s.stack, s.comm, s.pid, s.tid};
+      auto [it, inserted] = index.try_emplace(key, static_cast<uint32_t>(groups.size()));
+      if (inserted) {
+        Group g{key, -1};
+        if (s.comm != kNone && s.comm < profile.comms.size())
+          g.comm_string = strings.Index(profile.comms[s.comm]);
+        groups.push_back(g);
+        group_values.resize(group_values.size() + values, 0);
       }
-      auto* pid = dst->add_label();
-      pid->set_key(pid_key);
-      pid->set_num(s.pid);
-      auto* tid = dst->add_label();
-      tid->set_key(tid_key);
-      tid->set_num(s.tid);
-    } else {
-      dst = out.mutable_sample(it->second);
+      int64_t* v = group_values.data() + size_t{it->second} * values;
+      v[2 * s.event] += static_cast<int64_t>(s.samples);
+      v[2 * s.event + 1] += static_cast<int64_t>(s.period);
     }
-    dst->set_value(2 * s.event, dst->value(2 * s.event) + 1);
-    dst->set_value(2 * s.event + 1, dst->value(2 * s.event + 1) + static_cast<int64_t>(s.period));
   }
+  perfring::pprof::Sample scratch;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const SampleKey& key = groups[g].key;
+    perfring::pprof::Sample* dst = samples_wire != nullptr ? &scratch : out.add_sample();
+    dst->Clear();
+    for (const uint32_t* p = profile.stack_begin(key.stack); p != profile.stack_end(key.stack); ++p)
+      dst->add_location_id(*p + 1);
+    for (size_t v = 0; v < values; ++v) dst->add_value(group_values[g * values + v]);
+    if (groups[g].comm_string >= 0) {
+      auto* label = dst->add_label();
+      label->set_key(comm_key);
+      label->set_str(groups[g].comm_string);
+    }
+    auto* pid = dst->add_label();
+    pid->set_key(pid_key);
+    pid->set_num(key.pid);
+    auto* tid = dst->add_label();
+    tid->set_key(tid_key);
+    tid->set_num(key.tid);
+    if (samples_wire != nullptr) AppendSampleField(scratch, samples_wire);
+  }
+  const uint64_t first_time = profile.first_time, last_time = profile.last_time;
   int64_t duration = last_time > first_time ? static_cast<int64_t>(last_time - first_time) : 0;
   out.set_duration_nanos(duration);
   if (options.capture_end_nanos != 0) out.set_time_nanos(options.capture_end_nanos - duration);
   if (!options.comment.empty()) out.add_comment(strings.Index(options.comment));
+}
+
+}  // namespace
+
+perfring::pprof::Profile ToPprof(const Profile& profile, const PprofOptions& options) {
+  perfring::pprof::Profile out;
+  FillPprof(profile, options, &out, nullptr);
   return out;
 }
 
@@ -213,8 +249,19 @@ absl::StatusOr<std::string> Gunzip(const std::string& bytes) {
 }
 
 absl::StatusOr<std::string> PprofFileBytes(const Profile& profile, const PprofOptions& options) {
+  // Serialized as ToPprof's message would be (fields in number order:
+  // sample_type, then the samples, then the rest), the samples written one
+  // by one rather than held as messages.
+  perfring::pprof::Profile rest, sample_types;
+  std::string samples;
+  FillPprof(profile, options, &rest, &samples);
+  sample_types.mutable_sample_type()->Swap(rest.mutable_sample_type());
   std::string serialized;
-  if (!ToPprof(profile, options).SerializeToString(&serialized))
+  if (!sample_types.SerializeToString(&serialized))
+    return absl::InternalError("pprof: the profile could not be serialized");
+  serialized += samples;
+  samples = {};
+  if (!rest.AppendToString(&serialized))
     return absl::InternalError("pprof: the profile could not be serialized");
   return Gzip(serialized);
 }

@@ -363,7 +363,7 @@ void RenderEvent(const Profile& profile, const ReportOptions& options, uint32_t 
   absl::flat_hash_map<GroupKey, uint32_t> group_index;
   std::vector<uint32_t> group_of_stack(by_stack_only ? profile.stacks.size() : 0, kNone);
   uint64_t total = 0, samples = 0;
-  for (const symbolize::Sample& s : profile.samples) {
+  for (const symbolize::SampleSum& s : profile.sample_sums) {
     if (s.event != event || s.stack == kNone) continue;
     GroupKey g;
     g.stack = s.stack;
@@ -384,7 +384,7 @@ void RenderEvent(const Profile& profile, const ReportOptions& options, uint32_t 
     }
     groups[index].period += s.period;
     total += s.period;
-    ++samples;
+    samples += s.samples;
   }
 
   // Rows: each group's leaf is its Self; in children mode every distinct
@@ -605,7 +605,7 @@ std::string RenderReportTable(const Profile& profile, const ReportOptions& optio
       "# To display the perf.data header info, please use --header/--header-only options.\n#\n#\n";
   absl::StrAppend(&out, "# Total Lost Samples: ", profile.lost, "\n#\n");
   std::vector<bool> sampled(profile.events.size(), false);
-  for (const symbolize::Sample& s : profile.samples)
+  for (const symbolize::SampleSum& s : profile.sample_sums)
     if (s.event < sampled.size()) sampled[s.event] = true;
   for (uint32_t e = 0; e < profile.events.size(); ++e)
     if (sampled[e]) RenderEvent(profile, options, e, children, call_graph, caller_order, &out);

@@ -13,13 +13,13 @@ using symbolize::Profile;
 std::vector<StackCount> CountStacks(const Profile& profile, uint32_t event) {
   std::vector<StackCount> out;
   absl::flat_hash_map<std::pair<uint32_t, uint32_t>, uint32_t> index;
-  for (const symbolize::Sample& s : profile.samples) {
+  for (const symbolize::SampleSum& s : profile.sample_sums) {
     if (s.event != event || s.stack == kNone || profile.stacks[s.stack].size == 0) continue;
     auto [it, inserted] =
         index.try_emplace(std::make_pair(s.comm, s.stack), static_cast<uint32_t>(out.size()));
     if (inserted) out.push_back(StackCount{s.comm, s.stack, 0, 0});
     StackCount& c = out[it->second];
-    c.samples += 1;
+    c.samples += s.samples;
     c.period += s.period;
   }
   return out;
@@ -33,7 +33,7 @@ std::string PeriodUnit(const std::string& event) {
 
 absl::StatusOr<uint32_t> ChooseEvent(const Profile& profile, absl::string_view name) {
   std::vector<bool> sampled(profile.events.size(), false);
-  for (const symbolize::Sample& s : profile.samples)
+  for (const symbolize::SampleSum& s : profile.sample_sums)
     if (s.event < sampled.size()) sampled[s.event] = true;
   std::string known;
   for (uint32_t e = 0; e < profile.events.size(); ++e) {

@@ -2,30 +2,51 @@
 
 #include <iterator>
 
+#include "absl/hash/hash.h"
+
 namespace perfring::symbolize {
 
-AddressSpaces::Space& AddressSpaces::Touch(int32_t pid) {
-  Space& s = spaces_[pid];
-  s.generation = next_generation_++;
-  return s;
+uint64_t AddressSpaces::MapHash(const Map& m) {
+  return absl::HashOf(m.start, m.end, m.pgoff, m.dso);
+}
+
+void AddressSpaces::Put(Space* s, const Map& m) {
+  auto [it, inserted] = s->maps.try_emplace(m.start, m);
+  if (!inserted) {
+    s->fingerprint -= MapHash(it->second);
+    it->second = m;
+  }
+  s->fingerprint += MapHash(m);
+}
+
+std::map<uint64_t, AddressSpaces::Map>::iterator AddressSpaces::Erase(
+    Space* s, std::map<uint64_t, Map>::iterator it) {
+  s->fingerprint -= MapHash(it->second);
+  return s->maps.erase(it);
+}
+
+void AddressSpaces::Name(int32_t pid, Space* s) {
+  auto [it, inserted] =
+      generation_of_state_.try_emplace(std::make_pair(pid, s->fingerprint), next_generation_);
+  if (inserted) ++next_generation_;
+  s->generation = it->second;
 }
 
 void AddressSpaces::OnMmap(int32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
                            uint32_t dso) {
   if (len == 0 || start + len < start) return;
   const uint64_t end = start + len;
-  std::map<uint64_t, Map>& maps = Touch(pid).maps;
+  Space& space = spaces_[pid];
+  std::map<uint64_t, Map>& maps = space.maps;
   // Cut what the new map overlaps: a map reaching into it from below keeps
   // its head (and its tail past the new one), maps inside it go, a map
   // reaching past its end keeps its tail (its pgoff moved accordingly).
   auto it = maps.lower_bound(start);
   if (it != maps.begin()) {
-    Map& prev = std::prev(it)->second;
+    const Map prev = std::prev(it)->second;
     if (prev.end > start) {
-      if (prev.end > end) {
-        maps[end] = {end, prev.end, prev.pgoff + (end - prev.start), prev.dso};
-      }
-      prev.end = start;
+      if (prev.end > end) Put(&space, {end, prev.end, prev.pgoff + (end - prev.start), prev.dso});
+      Put(&space, {prev.start, start, prev.pgoff, prev.dso});
     }
   }
   it = maps.lower_bound(start);
@@ -34,23 +55,29 @@ void AddressSpaces::OnMmap(int32_t pid, uint64_t start, uint64_t len, uint64_t p
       Map tail = it->second;
       tail.pgoff += end - tail.start;
       tail.start = end;
-      maps.erase(it);
-      maps[end] = tail;
+      Erase(&space, it);
+      Put(&space, tail);
       break;
     }
-    it = maps.erase(it);
+    it = Erase(&space, it);
   }
-  maps[start] = {start, end, pgoff, dso};
+  Put(&space, {start, end, pgoff, dso});
+  Name(pid, &space);
 }
 
 void AddressSpaces::OnFork(int32_t pid, int32_t ppid) {
   if (pid == ppid) return;
   auto parent = spaces_.find(ppid);
-  std::map<uint64_t, Map> copy;
-  if (parent != spaces_.end()) copy = parent->second.maps;
-  Touch(pid).maps = std::move(copy);
+  Space copy;
+  if (parent != spaces_.end()) {
+    copy.maps = parent->second.maps;
+    copy.fingerprint = parent->second.fingerprint;
+  }
+  Space& child = spaces_[pid];
+  child.maps = std::move(copy.maps);
+  child.fingerprint = copy.fingerprint;
+  Name(pid, &child);
 }
-
 const AddressSpaces::Map* AddressSpaces::Find(int32_t pid, uint64_t address) const {
   auto s = spaces_.find(pid);
   if (s == spaces_.end()) return nullptr;

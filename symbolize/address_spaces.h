@@ -6,14 +6,20 @@
 // still have the old program's user stack. Kernel maps (cpumode kernel) go
 // to one space shared by all (pid -1, perf's host kernel).
 //
-// Each space has a generation that changes whenever its maps do, so callers
-// can cache what they derived from (pid, generation, address). Not
-// thread-safe; one per profile builder.
+// Each space has a generation that names its maps: it changes whenever they
+// do, and a space whose maps come back to a state they had before (the
+// same map recorded again, a process forked again from the same parent)
+// gets that state's generation back, so callers can cache what they derived
+// from (pid, generation, address) across a capture that repeats its
+// side-band. A generation names the space as well as the state. States are
+// told apart by a 64-bit fingerprint of their maps (a sum of a hash of each
+// map). Not thread-safe; one per profile builder.
 #ifndef PERFRING_SYMBOLIZE_ADDRESS_SPACES_H_
 #define PERFRING_SYMBOLIZE_ADDRESS_SPACES_H_
 
 #include <cstdint>
 #include <map>
+#include <utility>
 
 #include "absl/container/flat_hash_map.h"
 
@@ -34,17 +40,25 @@ class AddressSpaces {
   // The map of `pid` covering `address`, or nullptr. Valid until the next
   // change to that space.
   const Map* Find(int32_t pid, uint64_t address) const;
-  // Changes whenever the maps of `pid` do (0 for a space never seen).
+  // Names the maps of `pid` as they are (0 for a space never seen).
   uint32_t generation(int32_t pid) const;
 
  private:
   struct Space {
     std::map<uint64_t, Map> maps;  // by start
+    uint64_t fingerprint = 0;      // the sum of MapHash of the maps
     uint32_t generation = 0;
   };
-  Space& Touch(int32_t pid);
+  static uint64_t MapHash(const Map& m);
+  // Adds, replaces or removes one map, keeping the fingerprint.
+  static void Put(Space* s, const Map& m);
+  static std::map<uint64_t, Map>::iterator Erase(Space* s, std::map<uint64_t, Map>::iterator it);
+  // The generation of the space's maps as they are now.
+  void Name(int32_t pid, Space* s);
 
   absl::flat_hash_map<int32_t, Space> spaces_;
+  // Every state seen, by (pid, fingerprint).
+  absl::flat_hash_map<std::pair<int32_t, uint64_t>, uint32_t> generation_of_state_;
   uint32_t next_generation_ = 1;
 };
 

@@ -6,9 +6,21 @@
 // it: mappings (a DSO mapped into an address space), functions (a symbol of a
 // DSO), locations (one resolved address: its mapping, its function, the
 // offset into both, the source line when known) and stacks (locations, leaf
-// first). Samples carry their event, thread, time and period, and name one
-// deduplicated stack. Everything is interned: a location, function, mapping,
-// stack or comm appears once, samples refer to them by index.
+// first). Everything is interned: a location, function, mapping, stack or
+// comm appears once, and what refers to it holds its index.
+//
+// The samples come in two shapes:
+//  - sample_sums, always filled: one entry per distinct (event, comm, pid,
+//    tid, cpu, stack) with its number of samples and the sum of their
+//    periods, in the order of each entry's first sample in the file. Its
+//    size grows with the distinct stacks and threads, not with the number
+//    of samples: the report table, pprof, folded stacks and the flame graph
+//    read only these (and first_time/last_time, Event::first_period).
+//  - samples, one per sample with its time and position, only when asked
+//    for (ProfileOptions::timeline; speedscope, the Firefox Profiler,
+//    `dump --symbolize`): 48 bytes a sample, gigabytes for a large capture.
+// A Profile filled by hand (tests) fills samples and derives the rest with
+// SumSamples (symbolize/sample_sums.h).
 //
 // Ownership: a Profile is a plain value that owns everything it holds; the
 // indices are valid into the same Profile only. Thread-compatible: any number
@@ -66,6 +78,7 @@ struct Stack {
   uint32_t begin = 0, size = 0;
 };
 
+// One sample (Profile::samples: only with ProfileOptions::timeline).
 struct Sample {
   uint32_t event = 0;     // index into Profile::events
   uint32_t comm = kNone;  // index into Profile::comms: the thread's name at that time
@@ -88,10 +101,24 @@ struct SampleAddresses {
   uint32_t chain_begin = 0, chain_size = 0;
 };
 
+// The samples of one (event, comm, pid, tid, cpu, stack), summed
+// (Profile::sample_sums): the fields are Sample's.
+struct SampleSum {
+  uint32_t event = 0;
+  uint32_t comm = kNone;
+  int32_t pid = -1, tid = -1;
+  int32_t cpu = -1;
+  uint32_t stack = kNone;
+  uint64_t samples = 0;       // how many
+  uint64_t period = 0;        // the sum of their periods
+  uint64_t first_record = 0;  // the smallest Sample::record among them (the sums' order)
+};
+
 struct Event {
   std::string name;        // "cpu-clock", "sched:sched_switch"
   uint64_t samples = 0;    // number of samples of this event
   uint64_t period = 0;     // sum of their periods
+  uint64_t first_period = 0;  // the period of its first sample in file order (0: none)
 };
 
 struct Profile {
@@ -102,12 +129,21 @@ struct Profile {
   std::vector<Location> locations;
   std::vector<uint32_t> stack_locations;
   std::vector<Stack> stacks;
-  std::vector<Sample> samples;  // in the order they were read (file order)
+  // Every sample summed by what it shares with others, ordered by
+  // first_record (file order): always filled.
+  std::vector<SampleSum> sample_sums;
+  // The earliest and the latest nonzero time of the samples that have a
+  // stack (pprof's duration); both 0 when none has.
+  uint64_t first_time = 0, last_time = 0;
+  // One per sample, in file order: only with ProfileOptions::timeline (or
+  // record_addresses), else empty.
+  std::vector<Sample> samples;
   // What could not be resolved, one line each, said once per DSO
   // ("/usr/bin/x: build-id mismatch (capture 1a2b..., on disk 3c4d...)").
   std::vector<std::string> warnings;
   uint64_t lost = 0;            // samples the capture lost (LOST, LOST_SAMPLES)
-  // With ProfileOptions::record_addresses: one per sample, same index.
+  // With ProfileOptions::record_addresses: one per sample, same index as
+  // samples.
   std::vector<SampleAddresses> sample_addresses;
   std::vector<uint32_t> chain_locations;
 

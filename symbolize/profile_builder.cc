@@ -37,6 +37,7 @@
 #include "symbolize/dwarf_unwinder.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/perf_map.h"
+#include "symbolize/sample_sums.h"
 #include "symbolize/source_lines.h"
 
 namespace perfring::symbolize {
@@ -255,16 +256,36 @@ void DecodeAhead(Work* w, Record* scratch) {
   w->decoded = true;
 }
 
+// The kernel's symbols, read once for both of BuildProfile's passes (a
+// file read again in exact order does not parse kallsyms again).
+// RunningKernel: the running kernel's (/proc/kallsyms, tens of milliseconds
+// of the kernel's formatting), read on another thread from the first
+// Builder::Init on, while the records are collected.
+struct RunningKernel {
+  absl::StatusOr<Kallsyms> kallsyms;
+  absl::StatusOr<std::string> build_id;
+};
+struct KernelSymbols {
+  std::optional<absl::StatusOr<Kallsyms>> given;  // --kallsyms FILE, once loaded
+  std::shared_future<RunningKernel> running;      // else the running kernel's
+};
+
 class Builder {
  public:
   // How a file's records are put in time order: by_rounds, read once and
   // released at FINISHED_ROUNDs (TimeOrderedRecords::ForEachByRounds), which
   // gives up on a file whose records are more than a round late; or
   // exactly, in two passes (ForEach).
-  Builder(perfdata::Reader& reader, const ProfileOptions& options, bool by_rounds)
-      : reader_(reader), options_(options), by_rounds_(by_rounds) {}
+  // `kernel` (loaded as needed by Init) outlives the Builder.
+  Builder(perfdata::Reader& reader, const ProfileOptions& options, bool by_rounds,
+          KernelSymbols* kernel)
+      : reader_(reader),
+        options_(options),
+        by_rounds_(by_rounds),
+        keep_samples_(options.timeline || options.record_addresses),
+        kernel_(*kernel) {}
   ~Builder() {
-    if (running_kallsyms_.valid()) running_kallsyms_.wait();
+    if (kernel_.running.valid()) kernel_.running.wait();
   }
 
   absl::Status Init();
@@ -321,8 +342,10 @@ class Builder {
   perfdata::Reader& reader_;
   const ProfileOptions& options_;
   const bool by_rounds_;
+  const bool keep_samples_;  // Profile::samples filled (timeline)
   bool gave_up_ = false;
   Profile profile_;
+  SampleSummer sums_;
   Record record_;  // reused across records
 
   absl::flat_hash_map<const EventInfo*, uint32_t> event_index_;
@@ -372,16 +395,9 @@ class Builder {
   std::vector<uint64_t> unwound_;  // the user pcs of a dwarf sample
   DwarfUnwinder unwinder_;
 
-  // The kernel: kallsyms, used from the first kernel address on. The
-  // running kernel's (/proc/kallsyms, tens of milliseconds of the kernel's
-  // formatting) is read on another thread from Init on, while the records
-  // are collected.
-  struct RunningKernel {
-    absl::StatusOr<Kallsyms> kallsyms;
-    absl::StatusOr<std::string> build_id;
-  };
-  std::future<RunningKernel> running_kallsyms_;
-  std::optional<Kallsyms> kallsyms_;
+  // The kernel: kallsyms (in kernel_), used from the first kernel address on.
+  KernelSymbols& kernel_;
+  const Kallsyms* kallsyms_ = nullptr;
   bool kallsyms_tried_ = false;
   std::string kernel_problem_;
   uint64_t kernel_text_ = 0;  // _text as the capture's kernel map says (pgoff), 0 if unknown
@@ -402,14 +418,14 @@ absl::Status Builder::Init() {
     }
   }
   if (!options_.kallsyms.empty()) {
-    absl::StatusOr<Kallsyms> k = Kallsyms::Load(options_.kallsyms);
-    if (!k.ok()) return k.status();
-    kallsyms_ = *std::move(k);
+    if (!kernel_.given) kernel_.given = Kallsyms::Load(options_.kallsyms);
+    if (!kernel_.given->ok()) return kernel_.given->status();
+    kallsyms_ = &**kernel_.given;
     kallsyms_tried_ = true;
-  } else {
-    running_kallsyms_ = std::async(std::launch::async, [] {
+  } else if (!kernel_.running.valid()) {
+    kernel_.running = std::async(std::launch::async, [] {
       return RunningKernel{Kallsyms::Load("/proc/kallsyms"), perfdata::ReadKernelBuildId()};
-    });
+    }).share();
   }
   const EventTable& events = reader_.events();
   for (size_t i = 0; i < events.size(); ++i) {
@@ -518,8 +534,8 @@ uint32_t Builder::MappingOf(uint32_t dso) {
 const Kallsyms* Builder::kallsyms() {
   if (!kallsyms_tried_) {
     kallsyms_tried_ = true;
-    RunningKernel kernel = running_kallsyms_.get();
-    absl::StatusOr<Kallsyms>& k = kernel.kallsyms;
+    const RunningKernel& kernel = kernel_.running.get();
+    const absl::StatusOr<Kallsyms>& k = kernel.kallsyms;
     if (!k.ok()) {
       kernel_problem_ = std::string(k.status().message());
     } else {
@@ -533,7 +549,7 @@ const Kallsyms* Builder::kallsyms() {
                                        ", running kernel ", perfdata::HexBytes(*running),
                                        "): pass the capture machine's kallsyms with --kallsyms");
       } else {
-        kallsyms_ = *std::move(k);
+        kallsyms_ = &*k;
       }
     }
   }
@@ -542,7 +558,7 @@ const Kallsyms* Builder::kallsyms() {
       kernel_delta_ = static_cast<int64_t>(kernel_text_ - *text);
     }
   }
-  return kallsyms_ ? &*kallsyms_ : nullptr;
+  return kallsyms_;
 }
 
 const PerfMap* Builder::perf_map(int32_t pid) {
@@ -862,7 +878,8 @@ absl::Status Builder::AddSample(const symbolize::Sample& sample) {
   Event& event = profile_.events[sample.event];
   ++event.samples;
   event.period += sample.period;
-  profile_.samples.push_back(sample);
+  sums_.Add(sample);
+  if (keep_samples_) profile_.samples.push_back(sample);
   return absl::OkStatus();
 }
 
@@ -972,10 +989,12 @@ absl::Status Builder::ReadRecords() {
     absl::StatusOr<perfdata::TimeOrderedRecords> sorted =
         perfdata::TimeOrderedRecords::Collect(reader_, KeepRecord);
     if (!sorted.ok()) return sorted.status();
-    profile_.samples.reserve(sorted->records().size());
+    if (keep_samples_) {
+      profile_.samples.reserve(sorted->records().size());
+      perfdata::AdviseHugePages(profile_.samples.data(),
+                                profile_.samples.capacity() * sizeof(symbolize::Sample));
+    }
     profile_.locations.reserve(sorted->records().size());
-    perfdata::AdviseHugePages(profile_.samples.data(),
-                              profile_.samples.capacity() * sizeof(symbolize::Sample));
     for (const perfdata::TimeOrderedRecords::Entry& e : sorted->records()) {
       Work w;
       w.bytes = e.bytes, w.size = e.size, w.seq = e.seq, w.event = e.event, w.offset = e.offset;
@@ -1072,6 +1091,7 @@ absl::StatusOr<Profile> Builder::Run() {
   if (unattributed_ > 0) {
     Warn(absl::StrCat(unattributed_, " sample(s) of no event of the file left out"));
   }
+  sums_.Finish(&profile_);
   // Samples in file order (time order put them through the side-band): the
   // positions are distinct and below the number of records, so a table by
   // position gives each sample its rank in linear time, and the samples are
@@ -1113,13 +1133,14 @@ absl::StatusOr<Profile> Builder::Run() {
 absl::StatusOr<Profile> BuildProfile(perfdata::Reader& reader, const ProfileOptions& options) {
   // A file is first read once, in rounds; a file that does not keep to them
   // (or is malformed) is read again in exact order, from scratch.
+  KernelSymbols kernel;
   if (!reader.streaming()) {
-    Builder builder(reader, options, /*by_rounds=*/true);
+    Builder builder(reader, options, /*by_rounds=*/true, &kernel);
     if (absl::Status s = builder.Init(); !s.ok()) return s;
     absl::StatusOr<Profile> profile = builder.Run();
     if (!builder.gave_up()) return profile;
   }
-  Builder builder(reader, options, /*by_rounds=*/false);
+  Builder builder(reader, options, /*by_rounds=*/false, &kernel);
   if (absl::Status s = builder.Init(); !s.ok()) return s;
   return builder.Run();
 }

@@ -20,15 +20,20 @@ struct ProfileOptions {
   // Where JIT symbol maps are looked for: DIR/perf-PID.map (perf's
   // convention is /tmp).
   std::string perf_map_dir = "/tmp";
+  // Fill Profile::samples, one per sample in file order (speedscope, the
+  // Firefox Profiler: a timeline). Without it only Profile::sample_sums
+  // hold the samples, and memory follows the distinct stacks and threads.
+  bool timeline = false;
   // Fill Profile::sample_addresses (dump --symbolize): the location of each
-  // sample's ip, addr and raw callchain entries.
+  // sample's ip, addr and raw callchain entries. Implies timeline.
   bool record_addresses = false;
 };
 
 // Reads every record of the perf.data once (side-band applied in time order), symbolizes each
 // SAMPLE's ip and callchain (PERF_CONTEXT_* markers give each entry's cpumode; with REGS_USER +
 // STACK_USER the user part is unwound with libdw, as perf does for --call-graph dwarf) and returns the
-// Profile. Errors: the reader's (malformed file).
+// Profile: sample_sums always, samples only with options.timeline or
+// options.record_addresses (see symbolize/profile.h). Errors: the reader's (malformed file).
 //
 // Also: NotFound or InvalidArgument (one line, naming the file) when
 // options.kallsyms is given and cannot be read or parsed, InvalidArgument
@@ -40,8 +45,9 @@ struct ProfileOptions {
 // The reader is only read (ForEachRecord), for a file on a second thread that
 // BuildProfile starts and joins before it returns: once, in FINISHED_ROUNDs,
 // and a second time (two passes, in exact time order) only when a record is
-// more than a round late or the file is malformed; a stream is read once,
-// whole (see perfdata/time_order.h). The Profile owns everything it holds.
+// more than a round late or the file is malformed (the kernel's symbols are
+// read once for both); a stream is read once, whole (see
+// perfdata/time_order.h). The Profile owns everything it holds.
 // Not thread-safe with respect to `reader`: nothing else may use it during
 // the call.
 absl::StatusOr<Profile> BuildProfile(perfdata::Reader& reader, const ProfileOptions& options);

@@ -19,6 +19,7 @@ namespace perfring::report {
 namespace {
 
 using ::testing::HasSubstr;
+using testing::TestProfile;
 using testing::Workload;
 
 perfring::pprof::Profile ReadBack(const std::string& file) {
@@ -40,6 +41,49 @@ TEST(Pprof, FileIsGzipOfTheProfile) {
   perfring::pprof::Profile p = ReadBack(*file);
   EXPECT_EQ(p.string_table(0), "");
   EXPECT_EQ(p.sample_size(), 4);  // four distinct stacks of one thread
+}
+
+// The file writes its samples one by one, not as one message: its bytes are
+// still exactly those of ToPprof's message.
+TEST(Pprof, FileIsTheProfileMessageSerialized) {
+  PprofOptions options;
+  options.capture_end_nanos = 5000000000;
+  options.comment = "perfring export of x";
+  absl::StatusOr<std::string> file = PprofFileBytes(Workload(), options);
+  ASSERT_TRUE(file.ok());
+  absl::StatusOr<std::string> raw = Gunzip(*file);
+  ASSERT_TRUE(raw.ok());
+  EXPECT_EQ(*raw, ToPprof(Workload(), options).SerializeAsString());
+
+  TestProfile t;  // two events, a sample without a comm, a long stack
+  uint32_t a = t.Event("cpu-clock"), b = t.Event("page-faults");
+  uint32_t m = t.Mapping("/bin/w");
+  std::vector<uint32_t> deep;
+  for (int i = 0; i < 200; ++i) deep.push_back(t.Frame("f" + std::to_string(i), m, 0x400000 + 16 * i));
+  t.Sample(a, t.Comm("w"), 7, deep, 1000);
+  t.Sample(b, symbolize::kNone, 8, {deep[0]}, 3);
+  t.Sample(a, 0, 7, deep, 1000, 0, /*cpu=*/1);
+  raw = Gunzip(*PprofFileBytes(t.profile(), options));
+  ASSERT_TRUE(raw.ok());
+  EXPECT_EQ(*raw, ToPprof(t.profile(), options).SerializeAsString());
+  EXPECT_EQ(ToPprof(t.profile(), options).sample_size(), 2);
+}
+
+// Samples of one stack and thread on two CPUs (two of the Profile's sums)
+// are one pprof sample.
+TEST(Pprof, SumsOfOneThreadAndStackOnTwoCpusAreOneSample) {
+  TestProfile t;
+  uint32_t e = t.Event("cpu-clock");
+  uint32_t c = t.Comm("w");
+  uint32_t f = t.Frame("f", t.Mapping("/bin/w"), 0x400010);
+  t.Sample(e, c, 7, {f}, 100, 0, /*cpu=*/0);
+  t.Sample(e, c, 7, {f}, 200, 0, /*cpu=*/1);
+  t.Sample(e, c, 7, {f}, 300, 0, /*cpu=*/0);
+  ASSERT_EQ(t.profile().sample_sums.size(), 2u);
+  perfring::pprof::Profile p = ToPprof(t.profile(), {});
+  ASSERT_EQ(p.sample_size(), 1);
+  EXPECT_EQ(p.sample(0).value(0), 3);
+  EXPECT_EQ(p.sample(0).value(1), 600);
 }
 
 TEST(Pprof, SampleTypesPerEventWithThePeriodUnit) {

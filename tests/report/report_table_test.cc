@@ -133,7 +133,7 @@ TEST(ReportTable, SrclineKeyIsFileAndLineOrFunctionAndOffset) {
   t.Sample(e, c, 1, {t.Unresolved(symbolize::kNone, 0x10)});
   ReportOptions o = NoChildren();
   o.sort = *ParseSortKeys("srcline");
-  std::string text = RenderReportTable(p, o);
+  std::string text = RenderReportTable(t.profile(), o);
   EXPECT_THAT(text, HasSubstr("# Overhead  Source:Line\n"));
   std::vector<std::string> rows = Rows(text);
   ASSERT_EQ(rows.size(), 3u);

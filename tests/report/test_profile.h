@@ -1,6 +1,7 @@
 // Builds symbolize::Profile values by hand for report/'s tests: events,
 // comms, mappings, functions and locations by name, samples by their stack
-// (leaf first), stacks interned as the symbolizer interns them.
+// (leaf first), stacks interned as the symbolizer interns them, the sums
+// derived from the samples (as BuildProfile with a timeline gives both).
 #ifndef PERFRING_TESTS_REPORT_TEST_PROFILE_H_
 #define PERFRING_TESTS_REPORT_TEST_PROFILE_H_
 
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "symbolize/profile.h"
+#include "symbolize/sample_sums.h"
 
 namespace perfring::report::testing {
 
@@ -71,11 +73,18 @@ class TestProfile {
     s.time = time ? time : 1000 + p_.samples.size();
     s.period = period;
     s.stack = it->second;
+    s.record = p_.samples.size();  // file order: the order given
     p_.samples.push_back(s);
     p_.events[event].samples += 1;
     p_.events[event].period += period;
   }
-  symbolize::Profile& profile() { return p_; }
+  // The profile, its sums (Profile::sample_sums ...) derived from the
+  // samples as they are now (as BuildProfile with a timeline gives both):
+  // call it again after adding samples.
+  symbolize::Profile& profile() {
+    symbolize::SumSamples(&p_);
+    return p_;
+  }
 
  private:
   uint32_t Location(uint32_t function, uint32_t mapping, uint64_t address) {

@@ -116,7 +116,9 @@ class CaptureTest : public ::testing::Test {
     absl::StatusOr<std::unique_ptr<perfdata::Reader>> reader = perfdata::Reader::Open(path);
     EXPECT_TRUE(reader.ok()) << reader.status();
     if (!reader.ok()) return {};
-    absl::StatusOr<Profile> p = BuildProfile(**reader, {});
+    ProfileOptions options;
+    options.timeline = true;  // the tests go over the samples one by one
+    absl::StatusOr<Profile> p = BuildProfile(**reader, options);
     EXPECT_TRUE(p.ok()) << p.status();
     return p.ok() ? *std::move(p) : Profile{};
   }

@@ -118,5 +118,38 @@ TEST(AddressSpacesTest, ForkCopiesAndGenerationsChange) {
   EXPECT_EQ(a.Find(1, UINT64_MAX - 5), nullptr);
 }
 
+// A capture that records the same maps again (perf.data files joined, the
+// same program run again under one pid) names its states as before, so
+// what was resolved in them stays cached.
+TEST(AddressSpacesTest, MapsBackAsTheyWereGetTheirGenerationBack) {
+  AddressSpaces a;
+  a.OnMmap(1, 0x1000, 0x1000, 0, 3);
+  const uint32_t one_map = a.generation(1);
+  a.OnMmap(1, 0x1000, 0x1000, 0, 3);  // the same map again
+  EXPECT_EQ(a.generation(1), one_map);
+  a.OnMmap(1, 0x4000, 0x1000, 0, 4);
+  const uint32_t two_maps = a.generation(1);
+  EXPECT_NE(two_maps, one_map);
+  a.OnMmap(1, 0x4000, 0x1000, 0x1000, 4);  // another offset: another state
+  EXPECT_NE(a.generation(1), two_maps);
+  a.OnMmap(1, 0x4000, 0x1000, 0, 4);
+  EXPECT_EQ(a.generation(1), two_maps);
+  // A map cut in two and made whole again.
+  a.OnMmap(1, 0x1800, 0x100, 0, 9);
+  EXPECT_NE(a.generation(1), two_maps);
+  EXPECT_EQ(a.Find(1, 0x1900)->start, 0x1900u);
+  a.OnMmap(1, 0x1000, 0x1000, 0, 3);
+  EXPECT_EQ(a.generation(1), two_maps);
+  // A child forked twice from the same parent, its maps changed between.
+  a.OnFork(2, 1);
+  const uint32_t forked = a.generation(2);
+  EXPECT_NE(forked, two_maps);  // a generation names the space too
+  a.OnMmap(2, 0x1000, 0x1000, 0, 7);
+  EXPECT_NE(a.generation(2), forked);
+  a.OnFork(2, 1);
+  EXPECT_EQ(a.generation(2), forked);
+  EXPECT_EQ(a.Find(2, 0x1800)->dso, 3u);
+}
+
 }  // namespace
 }  // namespace perfring::symbolize

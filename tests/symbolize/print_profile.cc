@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   perfring::symbolize::ProfileOptions options;
+  options.timeline = true;  // one line per sample
   bool summary = false;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];

@@ -17,6 +17,10 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "perfdata/features.h"
+#include "report/folded.h"
+#include "report/pprof.h"
+#include "report/report_table.h"
+#include "symbolize/sample_sums.h"
 #include "decode/record_type.h"
 #include "perfdata/format.h"
 #include "tests/perfdata/file_images.h"
@@ -44,14 +48,22 @@ using testing::NmFunctions;
 using testing::ReadelfBuildId;
 using testing::ReadelfLoads;
 
-absl::StatusOr<Profile> Build(const std::string& data, ProfileOptions options = {},
-                              const std::vector<perfdata::BuildIdEntry>& build_ids = {}) {
+// Without forcing options.timeline: what report, folded and pprof build.
+absl::StatusOr<Profile> BuildAsAsked(const std::string& data, const ProfileOptions& options,
+                                     const std::vector<perfdata::BuildIdEntry>& build_ids) {
   std::vector<std::pair<int, std::string>> features;
   if (!build_ids.empty()) features.push_back({perfdata::kFeatBuildId, perfdata::EncodeBuildIds(build_ids)});
   absl::StatusOr<std::unique_ptr<perfdata::Reader>> reader =
       perfdata::Reader::FromBytes(FileImage({TestAttr()}, data, features));
   if (!reader.ok()) return reader.status();
   return BuildProfile(**reader, options);
+}
+
+// With options.timeline: the tests look at the samples one by one.
+absl::StatusOr<Profile> Build(const std::string& data, ProfileOptions options = {},
+                              const std::vector<perfdata::BuildIdEntry>& build_ids = {}) {
+  options.timeline = true;
+  return BuildAsAsked(data, options, build_ids);
 }
 
 class ProfileBuilderTest : public ::testing::Test {
@@ -461,6 +473,82 @@ TEST_F(ProfileBuilderTest, UserMistakesAreOneLineErrors) {
   p = Build(data, symfs);
   EXPECT_TRUE(absl::IsInvalidArgument(p.status())) << p.status();
   EXPECT_TRUE(absl::StrContains(p.status().message(), "not a directory"));
+}
+
+}  // namespace
+}  // namespace perfring::symbolize
+
+namespace perfring::symbolize {
+namespace {
+
+bool SameSums(const SampleSum& a, const SampleSum& b) {
+  return a.event == b.event && a.comm == b.comm && a.pid == b.pid && a.tid == b.tid &&
+         a.cpu == b.cpu && a.stack == b.stack && a.samples == b.samples && a.period == b.period &&
+         a.first_record == b.first_record;
+}
+
+// Report, folded stacks and pprof read Profile::sample_sums, which BuildProfile
+// fills as it reads (no sample kept) or, with a timeline, next to the samples:
+// the same sums either way, the sums of the samples kept, and the same answers.
+TEST_F(ProfileBuilderTest, SumsAreTheSameWithAndWithoutTheTimeline) {
+  const uint64_t leaf_a = pie_.At("c_function", 1), leaf_b = pie_.At("main", 2);
+  const uint64_t caller = pie_.At("main", 4);
+  std::string data = pie_.MmapAt(10, 1) + ForkRecord(20, 10, 2) + CommRecord(20, 21, 3, "other", false);
+  // Two rounds, each written out of time order (ring A's later samples
+  // first), repeating a few stacks on two threads of two processes.
+  for (uint64_t round = 0; round < 2; ++round) {
+    const uint64_t base = 100 * (round + 1);
+    std::string ring_a, ring_b;
+    for (uint64_t k = 0; k < 6; ++k) {
+      ring_a += SampleRecord(10, 10, base + 10 + k, k % 2 ? leaf_a : leaf_b,
+                             {PERF_CONTEXT_USER, k % 2 ? leaf_a : leaf_b, caller});
+      ring_b += SampleRecord(20, 21, base + k, k % 3 ? leaf_a : leaf_b,
+                             {PERF_CONTEXT_USER, k % 3 ? leaf_a : leaf_b, caller});
+    }
+    data += ring_a + ring_b + perfdata::test_util::FinishedRound();
+  }
+  absl::StatusOr<Profile> with = Build(data);
+  ProfileOptions sums_only;
+  absl::StatusOr<Profile> without = BuildAsAsked(data, sums_only, {});
+  ASSERT_TRUE(with.ok()) << with.status();
+  ASSERT_TRUE(without.ok()) << without.status();
+
+  EXPECT_TRUE(without->samples.empty());
+  ASSERT_EQ(with->samples.size(), 24u);
+  Profile derived = *with;
+  SumSamples(&derived);
+  ASSERT_EQ(with->sample_sums.size(), 4u);  // 2 threads x 2 stacks
+  ASSERT_EQ(without->sample_sums.size(), with->sample_sums.size());
+  ASSERT_EQ(derived.sample_sums.size(), with->sample_sums.size());
+  uint64_t counted = 0;
+  for (size_t i = 0; i < with->sample_sums.size(); ++i) {
+    EXPECT_TRUE(SameSums(with->sample_sums[i], without->sample_sums[i])) << i;
+    EXPECT_TRUE(SameSums(with->sample_sums[i], derived.sample_sums[i])) << i;
+    if (i > 0) EXPECT_LT(with->sample_sums[i - 1].first_record, with->sample_sums[i].first_record);
+    EXPECT_EQ(with->sample_sums[i].period, 1000 * with->sample_sums[i].samples);
+    counted += with->sample_sums[i].samples;
+  }
+  EXPECT_EQ(counted, 24u);
+  // File order: ring A (pid 10) comes first in the file though ring B is earlier in time.
+  EXPECT_EQ(with->sample_sums[0].pid, 10);
+  EXPECT_EQ(with->first_time, 100u);
+  EXPECT_EQ(with->last_time, 215u);
+  EXPECT_EQ(without->first_time, with->first_time);
+  EXPECT_EQ(without->last_time, with->last_time);
+  EXPECT_EQ(without->events[0].first_period, 1000u);
+
+  for (const char* sort : {"comm,dso,sym", "sym", "pid", "cpu"}) {
+    for (bool children : {false, true}) {
+      report::ReportOptions options;
+      options.sort = *report::ParseSortKeys(sort);
+      options.children = children;
+      EXPECT_EQ(report::RenderReportTable(*without, options), report::RenderReportTable(*with, options))
+          << sort << (children ? " children" : "");
+    }
+  }
+  EXPECT_EQ(report::FoldedStacks(*without, 0), report::FoldedStacks(*with, 0));
+  EXPECT_EQ(report::ToPprof(*without, {}).SerializeAsString(), report::ToPprof(*with, {}).SerializeAsString());
+  EXPECT_NE(report::FoldedStacks(*without, 0), "");
 }
 
 }  // namespace

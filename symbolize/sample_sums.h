@@ -1,0 +1,76 @@
+// Profile::sample_sums (symbolize/profile.h) from samples given one at a
+// time: what BuildProfile keeps of each sample while it reads, so that a
+// Profile's size follows the distinct stacks and threads of a capture, not
+// its number of samples; and SumSamples, the same sums of a Profile whose
+// samples are filled (by hand in tests, or with ProfileOptions::timeline).
+//
+// SampleSummer is a plain value, thread-compatible (one thread adds).
+#ifndef PERFRING_SYMBOLIZE_SAMPLE_SUMS_H_
+#define PERFRING_SYMBOLIZE_SAMPLE_SUMS_H_
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "symbolize/profile.h"
+
+namespace perfring::symbolize {
+
+class SampleSummer {
+ public:
+  // Counts one sample. Samples may come in any order (BuildProfile's is
+  // time order); each Sample::record is given once.
+  void Add(const Sample& sample) {
+    pending_[pending_size_++] = sample;
+    if (pending_size_ == kPending) AddPending();
+  }
+
+  // Writes the sums into `profile`: sample_sums (replaced) in the order of
+  // their first_record, first_time and last_time, and each event's
+  // first_period (events the summer saw no sample of get 0). Events must
+  // hold every Sample::event added. Leaves the summer empty.
+  void Finish(Profile* profile);
+
+ private:
+  // Samples are counted kPending at a time: the memory each one's count
+  // lives in (its stack's first sum, then the sum) is fetched for all of
+  // them first, so that their cache misses overlap instead of coming one
+  // after the other (they were most of Add's time).
+  static constexpr size_t kPending = 32;
+  void AddPending();
+  void AddNow(const Sample& sample);
+
+  // Whether `sum` is the one of `sample` (its stack already matched).
+  static bool SameKey(const SampleSum& sum, const Sample& sample) {
+    return sum.event == sample.event && sum.comm == sample.comm && sum.pid == sample.pid &&
+           sum.tid == sample.tid && sum.cpu == sample.cpu;
+  }
+  // An event's earliest sample in file order.
+  struct First {
+    uint64_t record = UINT64_MAX;
+    uint64_t period = 0;
+  };
+
+  // The sums are found by stack (stack indices are dense): the first sum of
+  // each stack (kNone: none yet), and each sum's next of the same stack.
+  // A stack's samples come from a thread or two, so the chains are short,
+  // and no key is hashed per sample.
+  std::vector<uint32_t> first_of_stack_;
+  uint32_t first_without_stack_ = kNone;  // the sums of samples without a stack
+  std::vector<uint32_t> next_;            // one per sum
+  std::vector<SampleSum> sums_;
+  uint64_t first_time_ = UINT64_MAX, last_time_ = 0;
+  std::vector<First> first_of_event_;
+  std::array<Sample, kPending> pending_;
+  size_t pending_size_ = 0;
+};
+
+// Fills profile->sample_sums, first_time, last_time and the events'
+// first_period from profile->samples (whose records must be distinct, as
+// BuildProfile's are).
+void SumSamples(Profile* profile);
+
+}  // namespace perfring::symbolize
+
+#endif  // PERFRING_SYMBOLIZE_SAMPLE_SUMS_H_

@@ -1,0 +1,202 @@
+// SampleSummer and SumSamples: samples summed by (event, comm, pid, tid,
+// cpu, stack) whatever order they come in, the sums in the order of their
+// first sample in the file, pprof's time range and each event's first period.
+#include "symbolize/sample_sums.h"
+
+#include "gtest/gtest.h"
+
+namespace perfring::symbolize {
+namespace {
+
+Sample At(uint64_t record, uint32_t stack, int32_t tid, uint64_t period, uint64_t time,
+          uint32_t event = 0, int32_t cpu = 0) {
+  Sample s;
+  s.event = event;
+  s.comm = 0;
+  s.pid = 1;
+  s.tid = tid;
+  s.cpu = cpu;
+  s.stack = stack;
+  s.period = period;
+  s.time = time;
+  s.record = record;
+  return s;
+}
+
+Profile WithEvents(size_t n) {
+  Profile p;
+  for (size_t i = 0; i < n; ++i) p.events.push_back({"e", 0, 0});
+  return p;
+}
+
+TEST(SampleSummerTest, SamplesOfOneKeyAreCountedAndTheirPeriodsSummed) {
+  SampleSummer summer;
+  summer.Add(At(1, 0, 5, 10, 100));
+  summer.Add(At(2, 0, 5, 20, 101));
+  summer.Add(At(3, 1, 5, 40, 102));
+  summer.Add(At(4, 0, 5, 30, 103));
+  Profile p = WithEvents(1);
+  summer.Finish(&p);
+  ASSERT_EQ(p.sample_sums.size(), 2u);
+  EXPECT_EQ(p.sample_sums[0].stack, 0u);
+  EXPECT_EQ(p.sample_sums[0].samples, 3u);
+  EXPECT_EQ(p.sample_sums[0].period, 60u);
+  EXPECT_EQ(p.sample_sums[1].samples, 1u);
+  EXPECT_EQ(p.sample_sums[1].period, 40u);
+}
+
+TEST(SampleSummerTest, EachFieldButTimePeriodAndRecordSeparatesSums) {
+  SampleSummer summer;
+  Sample base = At(0, 3, 5, 1, 100);
+  summer.Add(base);
+  Sample s = base;
+  s.record = 1, s.time = 200, s.period = 7;
+  summer.Add(s);  // same key
+  s = base, s.record = 2, s.event = 1;
+  summer.Add(s);
+  s = base, s.record = 3, s.comm = 1;
+  summer.Add(s);
+  s = base, s.record = 4, s.pid = 2;
+  summer.Add(s);
+  s = base, s.record = 5, s.tid = 6;
+  summer.Add(s);
+  s = base, s.record = 6, s.cpu = 1;
+  summer.Add(s);
+  s = base, s.record = 7, s.stack = 4;
+  summer.Add(s);
+  Profile p = WithEvents(2);
+  summer.Finish(&p);
+  ASSERT_EQ(p.sample_sums.size(), 7u);
+  EXPECT_EQ(p.sample_sums[0].samples, 2u);
+  EXPECT_EQ(p.sample_sums[0].period, 8u);
+  for (size_t i = 1; i < p.sample_sums.size(); ++i) EXPECT_EQ(p.sample_sums[i].samples, 1u) << i;
+}
+
+// BuildProfile adds in time order; the sums come out in file order, each at
+// its earliest sample's position.
+TEST(SampleSummerTest, SumsAreOrderedByTheirFirstSampleInTheFile) {
+  SampleSummer summer;
+  summer.Add(At(9, 0, 5, 1, 100));
+  summer.Add(At(4, 1, 5, 1, 101));
+  summer.Add(At(7, 2, 5, 1, 102));
+  summer.Add(At(2, 0, 5, 1, 103));  // stack 0's earliest
+  Profile p = WithEvents(1);
+  summer.Finish(&p);
+  ASSERT_EQ(p.sample_sums.size(), 3u);
+  EXPECT_EQ(p.sample_sums[0].stack, 0u);
+  EXPECT_EQ(p.sample_sums[0].first_record, 2u);
+  EXPECT_EQ(p.sample_sums[1].stack, 1u);
+  EXPECT_EQ(p.sample_sums[2].stack, 2u);
+}
+
+// Positions past 32 bits (not BuildProfile's, but a Sample::record may
+// hold them) are ordered too.
+TEST(SampleSummerTest, SumsAreOrderedByRecordsOfAnySize) {
+  SampleSummer summer;
+  summer.Add(At(uint64_t{1} << 40, 0, 5, 1, 100));
+  summer.Add(At(70000, 1, 5, 1, 101));
+  summer.Add(At(3, 2, 5, 1, 102));
+  summer.Add(At((uint64_t{1} << 32) + 1, 3, 5, 1, 103));
+  Profile p = WithEvents(1);
+  summer.Finish(&p);
+  ASSERT_EQ(p.sample_sums.size(), 4u);
+  EXPECT_EQ(p.sample_sums[0].stack, 2u);
+  EXPECT_EQ(p.sample_sums[1].stack, 1u);
+  EXPECT_EQ(p.sample_sums[2].stack, 3u);
+  EXPECT_EQ(p.sample_sums[3].stack, 0u);
+}
+
+// The 32-bit path, over both halves of the record's number.
+TEST(SampleSummerTest, SumsAreOrderedAcrossBothSixteenBitHalves) {
+  SampleSummer summer;
+  const uint64_t records[] = {0x10002, 0x20001, 0x10001, 0x00003, 0xffffffff, 0x20000};
+  for (uint32_t i = 0; i < 6; ++i) summer.Add(At(records[i], i, 5, 1, 100));
+  Profile p = WithEvents(1);
+  summer.Finish(&p);
+  ASSERT_EQ(p.sample_sums.size(), 6u);
+  const uint32_t expected[] = {3, 2, 0, 5, 1, 4};
+  for (size_t i = 0; i < 6; ++i) EXPECT_EQ(p.sample_sums[i].stack, expected[i]) << i;
+}
+
+TEST(SampleSummerTest, TimeRangeCoversTheSamplesWithAStackAndATime) {
+  SampleSummer summer;
+  summer.Add(At(0, kNone, 5, 1, 10));  // no stack: not drawn by pprof
+  summer.Add(At(1, 0, 5, 1, 0));       // no time
+  summer.Add(At(2, 0, 5, 1, 300));
+  summer.Add(At(3, 1, 5, 1, 200));
+  summer.Add(At(4, kNone, 5, 1, 900));
+  Profile p = WithEvents(1);
+  summer.Finish(&p);
+  EXPECT_EQ(p.first_time, 200u);
+  EXPECT_EQ(p.last_time, 300u);
+}
+
+TEST(SampleSummerTest, NoTimesGiveAnEmptyRange) {
+  SampleSummer summer;
+  summer.Add(At(0, 0, 5, 1, 0));
+  Profile p = WithEvents(1);
+  p.first_time = 5, p.last_time = 6;
+  summer.Finish(&p);
+  EXPECT_EQ(p.first_time, 0u);
+  EXPECT_EQ(p.last_time, 0u);
+}
+
+TEST(SampleSummerTest, AnEventsFirstPeriodIsThatOfItsEarliestSampleInTheFile) {
+  SampleSummer summer;
+  summer.Add(At(8, 0, 5, 111, 100, /*event=*/0));
+  summer.Add(At(3, 0, 5, 222, 101, /*event=*/0));  // earlier in the file
+  summer.Add(At(1, 0, 5, 333, 102, /*event=*/1));
+  summer.Add(At(5, 0, 5, 444, 103, /*event=*/0));
+  Profile p = WithEvents(3);
+  summer.Finish(&p);
+  EXPECT_EQ(p.events[0].first_period, 222u);
+  EXPECT_EQ(p.events[1].first_period, 333u);
+  EXPECT_EQ(p.events[2].first_period, 0u);  // no sample
+}
+
+TEST(SampleSummerTest, FinishLeavesTheSummerEmpty) {
+  SampleSummer summer;
+  summer.Add(At(0, 0, 5, 1, 100));
+  Profile p = WithEvents(1);
+  summer.Finish(&p);
+  Profile q = WithEvents(1);
+  summer.Finish(&q);
+  EXPECT_TRUE(q.sample_sums.empty());
+  EXPECT_EQ(q.first_time, 0u);
+}
+
+// Samples are counted in groups (their memory fetched ahead): any number
+// of them, across groups and a partial last one, each counted once.
+TEST(SampleSummerTest, ManySamplesAcrossStacksAreEachCountedOnce) {
+  SampleSummer summer;
+  constexpr uint64_t kSamples = 1001;
+  for (uint64_t r = 0; r < kSamples; ++r) {
+    // Stacks 0..6 on two threads; one sample in 13 has no stack.
+    const uint32_t stack = r % 13 == 0 ? kNone : static_cast<uint32_t>((r * 5) % 7);
+    summer.Add(At(kSamples - r, stack, 5 + static_cast<int32_t>(r % 2), r + 1, 100 + r));
+  }
+  Profile p = WithEvents(1);
+  summer.Finish(&p);
+  uint64_t samples = 0, period = 0;
+  for (const SampleSum& s : p.sample_sums) samples += s.samples, period += s.period;
+  EXPECT_EQ(samples, kSamples);
+  EXPECT_EQ(period, kSamples * (kSamples + 1) / 2);
+  EXPECT_EQ(p.sample_sums.size(), 7u * 2 + 2);  // with and without a stack, two threads
+  for (size_t i = 1; i < p.sample_sums.size(); ++i)
+    EXPECT_LT(p.sample_sums[i - 1].first_record, p.sample_sums[i].first_record);
+  EXPECT_EQ(p.events[0].first_period, kSamples);  // record 1: the last added
+}
+
+TEST(SumSamplesTest, SumsAProfilesSamples) {
+  Profile p = WithEvents(1);
+  p.samples = {At(0, 0, 5, 2, 100), At(1, 1, 5, 3, 101), At(2, 0, 5, 4, 102)};
+  SumSamples(&p);
+  ASSERT_EQ(p.sample_sums.size(), 2u);
+  EXPECT_EQ(p.sample_sums[0].period, 6u);
+  EXPECT_EQ(p.sample_sums[1].period, 3u);
+  EXPECT_EQ(p.samples.size(), 3u);  // kept
+  EXPECT_EQ(p.events[0].first_period, 2u);
+}
+
+}  // namespace
+}  // namespace perfring::symbolize
