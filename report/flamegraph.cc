@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "report/folded.h"
@@ -70,9 +69,13 @@ std::string Hsl(double hue, double saturation, double lightness) {
   return absl::StrFormat("hsl(%.0f,%.0f%%,%.0f%%)", hue, saturation, lightness);
 }
 
-// A stable variation in [0, 1) from the frame's name, so neighbours differ.
+// A variation in [0, 1) from the frame's name, so neighbours differ; the
+// same in every run (FNV-1a: absl's hash is seeded per process, which gave
+// the same file different colours each time).
 double Vary(absl::string_view name) {
-  return static_cast<double>(absl::HashOf(name) % 1000) / 1000.0;
+  uint64_t h = 0xcbf29ce484222325u;
+  for (unsigned char c : name) h = (h ^ c) * 0x100000001b3u;
+  return static_cast<double>(h % 1000) / 1000.0;
 }
 
 // Hues for user DSOs, the busiest first; orange (kernel) is left out.

@@ -6,28 +6,32 @@
 
 namespace perfring::symbolize {
 
-uint64_t AddressSpaces::MapHash(const Map& m) {
-  return absl::HashOf(m.start, m.end, m.pgoff, m.dso);
+AddressSpaces::Fingerprint AddressSpaces::MapHash(const Map& m) {
+  // The second hash salts the same fields: absl's hash mixes its whole
+  // input, so the two are independent.
+  return {absl::HashOf(m.start, m.end, m.pgoff, m.dso),
+          absl::HashOf(m.dso, m.pgoff, m.end, m.start, uint8_t{1})};
 }
 
 void AddressSpaces::Put(Space* s, const Map& m) {
   auto [it, inserted] = s->maps.try_emplace(m.start, m);
   if (!inserted) {
-    s->fingerprint -= MapHash(it->second);
+    s->fingerprint.Remove(MapHash(it->second));
     it->second = m;
   }
-  s->fingerprint += MapHash(m);
+  s->fingerprint.Add(MapHash(m));
 }
 
 std::map<uint64_t, AddressSpaces::Map>::iterator AddressSpaces::Erase(
     Space* s, std::map<uint64_t, Map>::iterator it) {
-  s->fingerprint -= MapHash(it->second);
+  s->fingerprint.Remove(MapHash(it->second));
   return s->maps.erase(it);
 }
 
 void AddressSpaces::Name(int32_t pid, Space* s) {
   auto [it, inserted] =
-      generation_of_state_.try_emplace(std::make_pair(pid, s->fingerprint), next_generation_);
+      generation_of_state_.try_emplace(std::make_tuple(pid, s->fingerprint.a, s->fingerprint.b),
+                                       next_generation_);
   if (inserted) ++next_generation_;
   s->generation = it->second;
 }

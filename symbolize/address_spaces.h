@@ -12,14 +12,16 @@
 // gets that state's generation back, so callers can cache what they derived
 // from (pid, generation, address) across a capture that repeats its
 // side-band. A generation names the space as well as the state. States are
-// told apart by a 64-bit fingerprint of their maps (a sum of a hash of each
-// map). Not thread-safe; one per profile builder.
+// told apart by a 128-bit fingerprint of their maps (two sums of two
+// independent 64-bit hashes of each map: two different states that collide
+// in both, which would give one the other's cached symbols, have a chance
+// of about 2^-128 a pair). Not thread-safe; one per profile builder.
 #ifndef PERFRING_SYMBOLIZE_ADDRESS_SPACES_H_
 #define PERFRING_SYMBOLIZE_ADDRESS_SPACES_H_
 
 #include <cstdint>
 #include <map>
-#include <utility>
+#include <tuple>
 
 #include "absl/container/flat_hash_map.h"
 
@@ -44,12 +46,17 @@ class AddressSpaces {
   uint32_t generation(int32_t pid) const;
 
  private:
+  struct Fingerprint {
+    uint64_t a = 0, b = 0;
+    void Add(const Fingerprint& h) { a += h.a, b += h.b; }
+    void Remove(const Fingerprint& h) { a -= h.a, b -= h.b; }
+  };
   struct Space {
     std::map<uint64_t, Map> maps;  // by start
-    uint64_t fingerprint = 0;      // the sum of MapHash of the maps
+    Fingerprint fingerprint;       // the sums of MapHash of the maps
     uint32_t generation = 0;
   };
-  static uint64_t MapHash(const Map& m);
+  static Fingerprint MapHash(const Map& m);
   // Adds, replaces or removes one map, keeping the fingerprint.
   static void Put(Space* s, const Map& m);
   static std::map<uint64_t, Map>::iterator Erase(Space* s, std::map<uint64_t, Map>::iterator it);
@@ -58,7 +65,7 @@ class AddressSpaces {
 
   absl::flat_hash_map<int32_t, Space> spaces_;
   // Every state seen, by (pid, fingerprint).
-  absl::flat_hash_map<std::pair<int32_t, uint64_t>, uint32_t> generation_of_state_;
+  absl::flat_hash_map<std::tuple<int32_t, uint64_t, uint64_t>, uint32_t> generation_of_state_;
   uint32_t next_generation_ = 1;
 };
 

@@ -132,6 +132,22 @@ TEST(FlameGraph, ColorsByKindAndScriptEmbedded) {
   EXPECT_THAT(svg, Not(HasSubstr("http://www.w3.org/1999/xlink\" href")));  // no outside resource
 }
 
+TEST(FlameGraph, ColorsAreTheSameInEveryRun) {
+  // A frame's shade comes from its name alone, by a hash that is the same in
+  // every process (absl's was seeded per process: each run of the same
+  // file got other colours). The values below are FNV-1a's.
+  const std::string svg = FlameGraphSvg(Workload(), 0, {});
+  std::string fills;
+  const std::regex fill("fill=\"(hsl[^\"]*)\"");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), fill); it != std::sregex_iterator(); ++it) {
+    absl::StrAppend(&fills, (*it)[1].str(), " ");
+  }
+  EXPECT_EQ(fills,
+            "hsl(34,90%,60%) hsl(0,0%,74%) hsl(210,20%,67%) hsl(5,65%,59%) hsl(60,65%,59%) "
+            "hsl(210,20%,71%) hsl(210,20%,63%) hsl(63,65%,64%) hsl(3,65%,57%) hsl(9,65%,64%) "
+            "hsl(2,65%,55%) hsl(59,65%,58%) hsl(36,90%,62%) hsl(34,90%,60%) hsl(0,0%,68%) ");
+}
+
 TEST(FlameGraph, NamesAreEscapedAndLabelsFitTheirFrames) {
   TestProfile t;
   uint32_t e = t.Event("cpu-clock");
