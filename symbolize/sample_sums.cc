@@ -28,16 +28,30 @@ void SampleSummer::AddNow(const Sample& s) {
     head = &first_of_stack_[s.stack];
   }
   uint32_t at = *head;
-  while (at != kNone && !SameKey(sums_[at], s)) at = next_[at];
+  int length = 0;
+  while (at != kNone && !SameKey(sums_[at], s)) {
+    at = next_[at];
+    ++length;
+  }
+  longest_walk_ = std::max(longest_walk_, length + (at != kNone));
   if (at == kNone) {
-    at = static_cast<uint32_t>(sums_.size());
-    SampleSum sum;
-    sum.event = s.event, sum.comm = s.comm, sum.pid = s.pid, sum.tid = s.tid, sum.cpu = s.cpu;
-    sum.stack = s.stack;
-    sum.first_record = s.record;
-    sums_.push_back(sum);
-    next_.push_back(*head);
-    *head = at;
+    const uint32_t index = static_cast<uint32_t>(sums_.size());
+    if (length < kMaxChain) {
+      next_.push_back(*head);
+      *head = index;
+      at = index;
+    } else {
+      auto [it, inserted] = overflow_.try_emplace(Key{s.stack, s.event, s.comm, s.pid, s.tid, s.cpu}, index);
+      at = it->second;
+      if (inserted) next_.push_back(kNone);
+    }
+    if (at == index) {
+      SampleSum sum;
+      sum.event = s.event, sum.comm = s.comm, sum.pid = s.pid, sum.tid = s.tid, sum.cpu = s.cpu;
+      sum.stack = s.stack;
+      sum.first_record = s.record;
+      sums_.push_back(sum);
+    }
   }
   SampleSum& sum = sums_[at];
   sum.samples += 1;
@@ -56,7 +70,9 @@ void SampleSummer::AddNow(const Sample& s) {
 void SampleSummer::Finish(Profile* profile) {
   AddPending();
   first_of_stack_ = {};
+  first_without_stack_ = kNone;
   next_ = {};
+  overflow_ = {};
   // Sorted as (first_record, index) pairs, then the sums permuted in place,
   // one cycle at a time: a sum is large, and moving it at each step of a
   // sort, or into a second array, cost more time or more memory.

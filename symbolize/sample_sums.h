@@ -11,14 +11,19 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <tuple>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "symbolize/profile.h"
 
 namespace perfring::symbolize {
 
 class SampleSummer {
  public:
+  // The most sums a sample is compared with one by one (see the members).
+  static constexpr int kMaxChain = 16;
+
   // Counts one sample. Samples may come in any order (BuildProfile's is
   // time order); each Sample::record is given once.
   void Add(const Sample& sample) {
@@ -31,6 +36,10 @@ class SampleSummer {
   // first_period (events the summer saw no sample of get 0). Events must
   // hold every Sample::event added. Leaves the summer empty.
   void Finish(Profile* profile);
+
+  // The most sums one sample was compared with so far: at most kMaxChain,
+  // however many threads share a stack (the tests check the bound).
+  int longest_walk() const { return longest_walk_; }
 
  private:
   // Samples are counted kPending at a time: the memory each one's count
@@ -54,11 +63,18 @@ class SampleSummer {
 
   // The sums are found by stack (stack indices are dense): the first sum of
   // each stack (kNone: none yet), and each sum's next of the same stack.
-  // A stack's samples come from a thread or two, so the chains are short,
-  // and no key is hashed per sample.
+  // A stack's samples mostly come from a thread or two, so the chains are
+  // short, and no key is hashed per sample. A chain holds at most
+  // kMaxChain sums; the sums of a stack beyond them (one stack sampled in
+  // many threads or on many CPUs: a lock's spin, idle, a syscall's entry)
+  // are found by their whole key in `overflow_`, so that a sample costs at
+  // most kMaxChain compares and a hash, whatever the number of threads.
   std::vector<uint32_t> first_of_stack_;
   uint32_t first_without_stack_ = kNone;  // the sums of samples without a stack
-  std::vector<uint32_t> next_;            // one per sum
+  std::vector<uint32_t> next_;            // one per sum (kNone for those in overflow_)
+  using Key = std::tuple<uint32_t, uint32_t, uint32_t, int32_t, int32_t, int32_t>;  // stack, event, comm, pid, tid, cpu
+  absl::flat_hash_map<Key, uint32_t> overflow_;
+  int longest_walk_ = 0;
   std::vector<SampleSum> sums_;
   uint64_t first_time_ = UINT64_MAX, last_time_ = 0;
   std::vector<First> first_of_event_;

@@ -72,6 +72,42 @@ TEST(SampleSummerTest, EachFieldButTimePeriodAndRecordSeparatesSums) {
   for (size_t i = 1; i < p.sample_sums.size(); ++i) EXPECT_EQ(p.sample_sums[i].samples, 1u) << i;
 }
 
+// One stack sampled in many threads (a lock's spin, a syscall's entry on a
+// server of thousands of threads): every thread gets its sum, and a sample
+// is compared with at most kMaxChain sums (before, with every thread's sum
+// on one chain, a million samples took 2.9 s over 1,000 threads and 15 s
+// over 5,000, against 0.07 s over 4).
+TEST(SampleSummerTest, OneStackInThousandsOfThreadsIsSummedPerThreadInBoundedSteps) {
+  constexpr int kThreads = 3000;
+  static_assert(SampleSummer::kMaxChain * 10 < kThreads, "the threads must overflow the chain");
+  SampleSummer summer;
+  uint64_t record = 0;
+  for (int round = 0; round < 3; ++round) {
+    for (int t = 0; t < kThreads; ++t) summer.Add(At(record++, 7, 1000 + t, t + 1, 100 + record));
+  }
+  summer.Add(At(record++, 8, 1000, 5, 100 + record));  // another stack, a thread of the first
+  EXPECT_LE(summer.longest_walk(), SampleSummer::kMaxChain);
+  Profile p = WithEvents(1);
+  summer.Finish(&p);
+  ASSERT_EQ(p.sample_sums.size(), kThreads + 1u);
+  for (int t = 0; t < kThreads; ++t) {
+    const SampleSum& sum = p.sample_sums[t];
+    EXPECT_EQ(sum.stack, 7u);
+    EXPECT_EQ(sum.tid, 1000 + t);
+    EXPECT_EQ(sum.samples, 3u);
+    EXPECT_EQ(sum.period, 3u * (t + 1));
+    EXPECT_EQ(sum.first_record, static_cast<uint64_t>(t));
+  }
+  EXPECT_EQ(p.sample_sums[kThreads].stack, 8u);
+  EXPECT_EQ(p.sample_sums[kThreads].samples, 1u);
+  // The summer is empty after Finish and sums a new profile from scratch.
+  summer.Add(At(0, 7, 1000, 1, 100));
+  Profile q = WithEvents(1);
+  summer.Finish(&q);
+  ASSERT_EQ(q.sample_sums.size(), 1u);
+  EXPECT_EQ(q.sample_sums[0].samples, 1u);
+}
+
 // BuildProfile adds in time order; the sums come out in file order, each at
 // its earliest sample's position.
 TEST(SampleSummerTest, SumsAreOrderedByTheirFirstSampleInTheFile) {
