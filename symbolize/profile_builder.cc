@@ -133,21 +133,31 @@ struct OtherSpaceKey {
   }
 };
 
+// A raw callchain's bytes as recorded, and their hash (ChainHash).
+absl::string_view ChainBytes(const U64Array& chain) {
+  return absl::string_view(reinterpret_cast<const char*>(chain.data()), chain.size() * 8);
+}
+size_t ChainHash(const U64Array& chain) { return absl::HashOf(ChainBytes(chain)); }
+
 // A raw callchain in its context: the process, the generations of its
 // and the kernel's maps, the sample's cpumode, and the chain's bytes as
-// recorded (borrowed from the record, which outlives the cache: see Run).
+// recorded (borrowed from the record, which outlives the cache: see Run)
+// with their ChainHash. The chain is hashed once, by the walking thread
+// (Work::chain_hash), not by each lookup of the resolving one.
 struct ChainKey {
   int32_t pid;
   uint32_t generations[2];
   uint16_t cpumode;
   absl::string_view chain;
+  size_t chain_hash;
   bool operator==(const ChainKey& o) const {
-    return pid == o.pid && generations[0] == o.generations[0] &&
+    return chain_hash == o.chain_hash && pid == o.pid && generations[0] == o.generations[0] &&
            generations[1] == o.generations[1] && cpumode == o.cpumode && chain == o.chain;
   }
   template <typename H>
   friend H AbslHashValue(H h, const ChainKey& k) {
-    return H::combine(std::move(h), k.pid, k.generations[0], k.generations[1], k.cpumode, k.chain);
+    return H::combine(std::move(h), k.pid, k.generations[0], k.generations[1], k.cpumode,
+                      k.chain_hash);
   }
 };
 
@@ -211,6 +221,7 @@ struct Work {
   bool decoded = false;
   uint16_t misc = 0;               // header.misc, when decoded
   FixedSample sample;              // when decoded
+  size_t chain_hash = 0;           // when decoded: ChainHash(sample.callchain)
 };
 
 // A run of Works and the copies of the transient records among them (from
@@ -245,15 +256,15 @@ void DecodeAhead(Work* w, Record* scratch) {
   if ((st & PERF_SAMPLE_REGS_USER) && (st & PERF_SAMPLE_STACK_USER)) return;
   if (ReadFixedSample(w->bytes, w->size, st, w->event->layout, &w->sample)) {
     w->misc = w->sample.misc;
-    w->decoded = true;
-    return;
+  } else {
+    if (!DecodeRecord(w->bytes, w->size, w->event->format, scratch).ok()) return;
+    const auto* s = scratch->get<perfring::Sample>();
+    if (s == nullptr) return;
+    w->sample = FieldsOf(*s);
+    w->misc = scratch->misc();
   }
-  if (!DecodeRecord(w->bytes, w->size, w->event->format, scratch).ok()) return;
-  const auto* s = scratch->get<perfring::Sample>();
-  if (s == nullptr) return;
-  w->sample = FieldsOf(*s);
-  w->misc = scratch->misc();
   w->decoded = true;
+  if (!w->sample.callchain.empty()) w->chain_hash = ChainHash(w->sample.callchain);
 }
 
 // The kernel's symbols, read once for both of BuildProfile's passes (a
@@ -313,6 +324,14 @@ class Builder {
   // dwarf sample; null when w was decoded ahead.
   absl::Status OnSample(const Work& w, const FixedSample& s, uint16_t cpumode,
                         const perfring::Sample* full);
+  // Asks the CPU for the memory OnRecord(w) will look w's location or
+  // stack up in, kPrefetchAhead records before it does: the caches hold
+  // every distinct address and chain of the capture, so each lookup is a
+  // cache miss, and misses overlapped cost less than misses in a row. Only
+  // a hint: the keys are taken from the maps as they are now (a map record
+  // in between makes the prefetch useless, never wrong).
+  void PrefetchCaches(const Work& w);
+  static constexpr size_t kPrefetchAhead = 8;
   // The records in time order, OnRecord'd: a file walked on a second thread
   // (TimeOrderedRecords::ForEach, in batches), a stream collected first.
   absl::Status ReadRecords();
@@ -704,6 +723,26 @@ uint32_t Builder::Resolve(int32_t pid, uint64_t address, uint16_t cpumode) {
   return loc;
 }
 
+void Builder::PrefetchCaches(const Work& w) {
+  if (!w.decoded) return;
+  const FixedSample& s = w.sample;
+  const uint16_t cpumode = w.misc & PERF_RECORD_MISC_CPUMODE_MASK;
+  const int32_t pid = (s.sample_type & PERF_SAMPLE_TID) ? static_cast<int32_t>(s.pid) : -1;
+  if ((s.sample_type & PERF_SAMPLE_CALLCHAIN) && !s.callchain.empty()) {
+    stack_by_chain_.prefetch(ChainKey{pid,
+                                      {GenerationOf(pid), GenerationOf(AddressSpaces::kKernel)},
+                                      cpumode,
+                                      ChainBytes(s.callchain),
+                                      w.chain_hash});
+    return;
+  }
+  if (!(s.sample_type & PERF_SAMPLE_IP) || IsOtherMachine(cpumode)) return;
+  bool kernel = IsKernelMode(cpumode);
+  if (cpumode == PERF_RECORD_MISC_CPUMODE_UNKNOWN) kernel = static_cast<int64_t>(s.ip) < 0;
+  const uint32_t generation = GenerationOf(kernel ? AddressSpaces::kKernel : pid);
+  if (generation != 0) location_cache_.prefetch(CacheKey(s.ip, generation));
+}
+
 uint32_t Builder::GenerationOf(int32_t space) {
   GenerationMemo& memo = MemoOf(space);
   if (memo.space != space) memo = {space, spaces_.generation(space)};
@@ -833,8 +872,8 @@ absl::Status Builder::OnSample(const Work& w, const FixedSample& s, uint16_t cpu
     chain_key = {pid,
                  {GenerationOf(pid), GenerationOf(AddressSpaces::kKernel)},
                  cpumode,
-                 absl::string_view(reinterpret_cast<const char*>(s.callchain.data()),
-                                   s.callchain.size() * 8)};
+                 ChainBytes(s.callchain),
+                 w.decoded ? w.chain_hash : ChainHash(s.callchain)};
     auto it = stack_by_chain_.find(chain_key);
     if (it != stack_by_chain_.end()) {
       out.stack = it->second.stack;
@@ -1057,8 +1096,10 @@ absl::Status Builder::ReadRecords() {
   });
   absl::Status resolved;
   while (std::optional<WorkBatch> batch = queue.Pop()) {
-    for (const Work& w : batch->items) {
-      resolved = OnRecord(w);
+    const std::vector<Work>& items = batch->items;
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (i + kPrefetchAhead < items.size()) PrefetchCaches(items[i + kPrefetchAhead]);
+      resolved = OnRecord(items[i]);
       if (!resolved.ok()) break;
     }
     if (!resolved.ok()) {

@@ -458,6 +458,27 @@ TEST_F(ProfileBuilderTest, CallchainsOfCompressedRecordsStayCachedAfterTheirBatc
   EXPECT_EQ(names[0], "c_function");
 }
 
+// Stacks are cached by raw callchain (hashed by the walking thread, looked
+// up records ahead by the resolving one): chains that differ in one entry
+// only, interleaved, each keep their own stack.
+TEST_F(ProfileBuilderTest, InterleavedCallchainsThatDifferInOneEntryKeepTheirOwnStacks) {
+  const uint64_t caller = lib_.At("_ZN2ns6Widget6methodEi", 9);
+  const std::vector<uint64_t> a = {PERF_CONTEXT_USER, lib_.At("c_function", 1), caller};
+  const std::vector<uint64_t> b = {PERF_CONTEXT_USER, caller, caller};
+  std::string data = lib_.MmapAt(10, 1);
+  for (int k = 0; k < 100; ++k) data += SampleRecord(10, 10, 2 + k, (k % 2 ? b : a)[1], k % 2 ? b : a);
+  absl::StatusOr<Profile> p = Build(data);
+  ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_EQ(p->samples.size(), 100u);
+  EXPECT_EQ(p->stacks.size(), 2u);
+  for (size_t k = 0; k < p->samples.size(); ++k) {
+    const std::vector<std::string> names = testing::StackNames(*p, p->samples[k]);
+    ASSERT_EQ(names.size(), 2u) << k;
+    EXPECT_EQ(names[0], k % 2 ? "ns::Widget::method" : "c_function") << k;
+    EXPECT_EQ(names[1], "ns::Widget::method") << k;
+  }
+}
+
 TEST_F(ProfileBuilderTest, UserMistakesAreOneLineErrors) {
   const std::string data = CommRecord(10, 10, 1, "prog", false);
   ProfileOptions missing;
