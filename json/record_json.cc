@@ -327,11 +327,7 @@ PERFRING_JSON_FLATTEN bool WriteSampleLine(const uint8_t* bytes, uint32_t size,
   const EventNameCache::Texts texts = EventNames().Get(event);
   j.RawKeys(texts.sample_opening);  // {"type":"SAMPLE","event":…,"misc":
   j.U64(misc);
-  WriteCpumode(j, misc);
-  if (misc & PERF_RECORD_MISC_EXACT_IP) {
-    j.Key("exact_ip");
-    j.Bool(true);
-  }
+  WriteSampleMisc(j, misc);
   if (t & PERF_SAMPLE_IP) {
     j.Key("ip");
     j.Hex(s.ip);
@@ -348,18 +344,7 @@ PERFRING_JSON_FLATTEN bool WriteSampleLine(const uint8_t* bytes, uint32_t size,
     j.Key("addr");
     j.Hex(s.addr);
   }
-  if (t & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER)) {
-    j.Key("id");
-    j.U64((t & PERF_SAMPLE_ID) ? s.id : s.identifier);
-  }
-  if (t & PERF_SAMPLE_STREAM_ID) {
-    j.Key("stream_id");
-    j.U64(s.stream_id);
-  }
-  if (t & PERF_SAMPLE_CPU) {
-    j.Key("cpu");
-    j.U64(s.cpu);
-  }
+  WriteIdStreamIdCpu(j, t, s);
   if (t & PERF_SAMPLE_PERIOD) {
     Fragment& period = *texts.period;  // `"period":N`
     if (ABSL_PREDICT_FALSE(!period.valid || period.value != s.period)) {

@@ -271,14 +271,19 @@ inline void WriteIdStreamIdCpu(JsonSink& j, uint64_t t, const IdFields& s) {
   }
 }
 
-inline void WriteSample(JsonSink& j, uint16_t misc, const Sample& s,
-                        const TracepointFormat* tracepoint, const SampleSymbols* syms) {
-  const uint64_t t = s.sample_type;
+// What a SAMPLE's misc says: its cpumode, and "exact_ip" when set.
+inline void WriteSampleMisc(JsonSink& j, uint16_t misc) {
   WriteCpumode(j, misc);
   if (misc & PERF_RECORD_MISC_EXACT_IP) {
     j.Key("exact_ip");
     j.Bool(true);
   }
+}
+
+inline void WriteSample(JsonSink& j, uint16_t misc, const Sample& s,
+                        const TracepointFormat* tracepoint, const SampleSymbols* syms) {
+  const uint64_t t = s.sample_type;
+  WriteSampleMisc(j, misc);
   if (t & PERF_SAMPLE_IP) {
     j.Key("ip");
     j.Hex(s.ip);
