@@ -57,6 +57,16 @@ RecordOptions Quiet() {
   return options;
 }
 
+// `record -a -e cpu-clock -F FREQ --duration SECONDS`, quiet.
+RecordOptions SystemWideCpuClock(int freq, double seconds) {
+  RecordOptions options = Quiet();
+  options.system_wide = true;
+  options.events = "cpu-clock";
+  options.freq = freq;
+  options.duration_seconds = seconds;
+  return options;
+}
+
 bool MachineHasHardwarePmu() {
   perf_event_attr attr{};
   attr.size = sizeof attr;
@@ -108,11 +118,7 @@ TEST(RecordKernel, SystemWideCpuClockAt1000HzFor1sGivesAbout1000PerCpu) {
   absl::StatusOr<std::vector<int>> cpus = ReadOnlineCpus(SystemPaths{});
   ASSERT_TRUE(cpus.ok());
   BusyCpus busy(*cpus);
-  RecordOptions options = Quiet();
-  options.system_wide = true;
-  options.events = "cpu-clock";
-  options.freq = 1000;
-  options.duration_seconds = 1.0;
+  RecordOptions options = SystemWideCpuClock(1000, 1.0);
   MemorySink sink;
   RUN_OR_SKIP(summary, options, sink);
   const double expected = 1000.0 * cpus->size() * summary->duration_seconds;
@@ -128,11 +134,7 @@ TEST(RecordKernel, SystemWideCpuClockAt1000HzFor1sGivesAbout1000PerCpu) {
 }
 
 TEST(RecordKernel, RecordsReachTheSinkInTimeOrder) {
-  RecordOptions options = Quiet();
-  options.system_wide = true;
-  options.events = "cpu-clock";
-  options.freq = 2000;
-  options.duration_seconds = 0.5;
+  RecordOptions options = SystemWideCpuClock(2000, 0.5);
   MemorySink sink;
   RUN_OR_SKIP(summary, options, sink);
   uint64_t last = 0;
@@ -156,11 +158,7 @@ TEST(RecordKernel, RingRecordsReachTheSinkWithTheRoundRuleReadersSortBy) {
   absl::StatusOr<std::vector<int>> cpus = ReadOnlineCpus(SystemPaths{});
   ASSERT_TRUE(cpus.ok());
   BusyCpus busy(*cpus);
-  RecordOptions options = Quiet();
-  options.system_wide = true;
-  options.events = "cpu-clock";
-  options.freq = 4000;
-  options.duration_seconds = 0.5;
+  RecordOptions options = SystemWideCpuClock(4000, 0.5);
   RingRecordSink sink;
   RUN_OR_SKIP(summary, options, sink);
   EXPECT_GT(sink.ring_writes, 0);
@@ -202,11 +200,7 @@ TEST(RecordKernel, RingRecordsOfAPassGoToTheSinkOldestRingFirst) {
   ASSERT_TRUE(cpus.ok());
   if (cpus->size() < 2) GTEST_SKIP() << "one CPU: one ring a pass";
   BusyCpus busy(*cpus);
-  RecordOptions options = Quiet();
-  options.system_wide = true;
-  options.events = "cpu-clock";
-  options.freq = 4000;
-  options.duration_seconds = 0.5;
+  RecordOptions options = SystemWideCpuClock(4000, 0.5);
   RingRecordSink sink;
   RUN_OR_SKIP(summary, options, sink);
   size_t passes_with_several_rings = 0;
@@ -230,11 +224,7 @@ TEST(RecordKernel, RingRecordsSinkBesideATimeOrderedSinkStillGetsRingSpans) {
   absl::StatusOr<std::vector<int>> cpus = ReadOnlineCpus(SystemPaths{});
   ASSERT_TRUE(cpus.ok());
   BusyCpus busy(*cpus);
-  RecordOptions options = Quiet();
-  options.system_wide = true;
-  options.events = "cpu-clock";
-  options.freq = 4000;
-  options.duration_seconds = 0.5;
+  RecordOptions options = SystemWideCpuClock(4000, 0.5);
   RingRecordSink perfdata;
   MemorySink json;
   FanOutSink both;
@@ -486,12 +476,8 @@ TEST(RecordKernel, PerThreadGivesEachThreadItsOwnRing) {
 }
 
 TEST(RecordKernel, OverflowingOnePageRingReportsLostRecordsMatchingTheKernelCount) {
-  RecordOptions options = Quiet();
-  options.system_wide = true;
-  options.events = "cpu-clock";
-  options.freq = 20000;
+  RecordOptions options = SystemWideCpuClock(20000, 1.0);
   options.mmap_pages = 1;
-  options.duration_seconds = 1.0;
   MemorySink sink(std::chrono::milliseconds(20));  // a slow consumer
   RUN_OR_SKIP(summary, options, sink);
   EXPECT_GT(summary->total.lost_records, 0u);
