@@ -3,10 +3,15 @@
 // first sample in the file, pprof's time range and each event's first period.
 #include "symbolize/sample_sums.h"
 
+#include <vector>
+
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace perfring::symbolize {
 namespace {
+
+using ::testing::ElementsAre;
 
 Sample At(uint64_t record, uint32_t stack, int32_t tid, uint64_t period, uint64_t time,
           uint32_t event = 0, int32_t cpu = 0) {
@@ -27,6 +32,13 @@ Profile WithEvents(size_t n) {
   Profile p;
   for (size_t i = 0; i < n; ++i) p.events.push_back({"e", 0, 0});
   return p;
+}
+
+// The stacks of the profile's sums, in their order.
+std::vector<uint32_t> StacksOf(const Profile& p) {
+  std::vector<uint32_t> stacks;
+  for (const SampleSum& sum : p.sample_sums) stacks.push_back(sum.stack);
+  return stacks;
 }
 
 TEST(SampleSummerTest, SamplesOfOneKeyAreCountedAndTheirPeriodsSummed) {
@@ -118,11 +130,8 @@ TEST(SampleSummerTest, SumsAreOrderedByTheirFirstSampleInTheFile) {
   summer.Add(At(2, 0, 5, 1, 103));  // stack 0's earliest
   Profile p = WithEvents(1);
   summer.Finish(&p);
-  ASSERT_EQ(p.sample_sums.size(), 3u);
-  EXPECT_EQ(p.sample_sums[0].stack, 0u);
+  ASSERT_THAT(StacksOf(p), ElementsAre(0u, 1u, 2u));
   EXPECT_EQ(p.sample_sums[0].first_record, 2u);
-  EXPECT_EQ(p.sample_sums[1].stack, 1u);
-  EXPECT_EQ(p.sample_sums[2].stack, 2u);
 }
 
 // Positions past 32 bits (not BuildProfile's, but a Sample::record may
@@ -135,11 +144,7 @@ TEST(SampleSummerTest, SumsAreOrderedByRecordsOfAnySize) {
   summer.Add(At((uint64_t{1} << 32) + 1, 3, 5, 1, 103));
   Profile p = WithEvents(1);
   summer.Finish(&p);
-  ASSERT_EQ(p.sample_sums.size(), 4u);
-  EXPECT_EQ(p.sample_sums[0].stack, 2u);
-  EXPECT_EQ(p.sample_sums[1].stack, 1u);
-  EXPECT_EQ(p.sample_sums[2].stack, 3u);
-  EXPECT_EQ(p.sample_sums[3].stack, 0u);
+  EXPECT_THAT(StacksOf(p), ElementsAre(2u, 1u, 3u, 0u));
 }
 
 // The 32-bit path, over both halves of the record's number.
@@ -149,9 +154,7 @@ TEST(SampleSummerTest, SumsAreOrderedAcrossBothSixteenBitHalves) {
   for (uint32_t i = 0; i < 6; ++i) summer.Add(At(records[i], i, 5, 1, 100));
   Profile p = WithEvents(1);
   summer.Finish(&p);
-  ASSERT_EQ(p.sample_sums.size(), 6u);
-  const uint32_t expected[] = {3, 2, 0, 5, 1, 4};
-  for (size_t i = 0; i < 6; ++i) EXPECT_EQ(p.sample_sums[i].stack, expected[i]) << i;
+  EXPECT_THAT(StacksOf(p), ElementsAre(3u, 2u, 0u, 5u, 1u, 4u));
 }
 
 TEST(SampleSummerTest, TimeRangeCoversTheSamplesWithAStackAndATime) {
