@@ -10,6 +10,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "report/stack_counts.h"
 
 namespace perfring::report {
@@ -47,16 +49,11 @@ struct SampleKey {
 // Appends `sample` as Profile's field 2 (a length-delimited Sample) in the
 // wire format.
 void AppendSampleField(const perfring::pprof::Sample& sample, std::string* wire) {
-  const std::string bytes = sample.SerializeAsString();
-  wire->push_back(static_cast<char>((2 << 3) | 2));  // field 2, length-delimited
-  for (uint64_t n = bytes.size(); ; n >>= 7) {       // the length, a varint
-    if (n < 0x80) {
-      wire->push_back(static_cast<char>(n));
-      break;
-    }
-    wire->push_back(static_cast<char>((n & 0x7f) | 0x80));
-  }
-  wire->append(bytes);
+  google::protobuf::io::StringOutputStream stream(wire);
+  google::protobuf::io::CodedOutputStream coded(&stream);
+  coded.WriteTag((2 << 3) | 2);  // field 2, length-delimited
+  coded.WriteVarint32(static_cast<uint32_t>(sample.ByteSizeLong()));
+  sample.SerializeWithCachedSizes(&coded);
 }
 
 // ToPprof's work, into `*out` (empty). With `samples_wire`, the samples are
