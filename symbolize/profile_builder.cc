@@ -50,6 +50,12 @@ constexpr absl::string_view kKernelDso = perfdata::DsoHits::kKernelDso;
 // another machine, whose maps and symbols the capture does not hold: they
 // stay hex, never looked up in the host's.
 bool IsKernelMode(uint16_t cpumode) { return cpumode == PERF_RECORD_MISC_KERNEL; }
+// Whether `address`, sampled in `cpumode` (not another machine's), is the
+// kernel's: an unknown cpumode (a sample's addr) goes by the address's half.
+bool InKernelSpace(uint64_t address, uint16_t cpumode) {
+  if (cpumode == PERF_RECORD_MISC_CPUMODE_UNKNOWN) return static_cast<int64_t>(address) < 0;
+  return IsKernelMode(cpumode);
+}
 bool IsOtherMachine(uint16_t cpumode) {
   return cpumode == PERF_RECORD_MISC_GUEST_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_USER ||
          cpumode == PERF_RECORD_MISC_HYPERVISOR;
@@ -332,6 +338,9 @@ class Builder {
   // in between makes the prefetch useless, never wrong).
   void PrefetchCaches(const Work& w);
   static constexpr size_t kPrefetchAhead = 8;
+  // stack_by_chain_'s key of `chain` (hashed: `chain_hash`) sampled in
+  // `pid` and `cpumode`, with the maps' generations as they are now.
+  ChainKey ChainKeyOf(int32_t pid, uint16_t cpumode, const U64Array& chain, size_t chain_hash);
   // The records in time order, OnRecord'd: a file walked on a second thread
   // (TimeOrderedRecords::ForEach, in batches), a stream collected first.
   absl::Status ReadRecords();
@@ -703,8 +712,7 @@ uint32_t Builder::Resolve(int32_t pid, uint64_t address, uint16_t cpumode) {
     other_location_cache_.emplace(key, index);
     return index;
   }
-  bool kernel = IsKernelMode(cpumode);
-  if (cpumode == PERF_RECORD_MISC_CPUMODE_UNKNOWN) kernel = static_cast<int64_t>(address) < 0;
+  const bool kernel = InKernelSpace(address, cpumode);
   const int32_t space = kernel ? AddressSpaces::kKernel : pid;
   const uint32_t generation = GenerationOf(space);
   if (generation == 0) {
@@ -723,23 +731,22 @@ uint32_t Builder::Resolve(int32_t pid, uint64_t address, uint16_t cpumode) {
   return loc;
 }
 
+ChainKey Builder::ChainKeyOf(int32_t pid, uint16_t cpumode, const U64Array& chain, size_t chain_hash) {
+  return {pid, {GenerationOf(pid), GenerationOf(AddressSpaces::kKernel)}, cpumode, ChainBytes(chain),
+          chain_hash};
+}
+
 void Builder::PrefetchCaches(const Work& w) {
   if (!w.decoded) return;
   const FixedSample& s = w.sample;
   const uint16_t cpumode = w.misc & PERF_RECORD_MISC_CPUMODE_MASK;
   const int32_t pid = (s.sample_type & PERF_SAMPLE_TID) ? static_cast<int32_t>(s.pid) : -1;
   if ((s.sample_type & PERF_SAMPLE_CALLCHAIN) && !s.callchain.empty()) {
-    stack_by_chain_.prefetch(ChainKey{pid,
-                                      {GenerationOf(pid), GenerationOf(AddressSpaces::kKernel)},
-                                      cpumode,
-                                      ChainBytes(s.callchain),
-                                      w.chain_hash});
+    stack_by_chain_.prefetch(ChainKeyOf(pid, cpumode, s.callchain, w.chain_hash));
     return;
   }
   if (!(s.sample_type & PERF_SAMPLE_IP) || IsOtherMachine(cpumode)) return;
-  bool kernel = IsKernelMode(cpumode);
-  if (cpumode == PERF_RECORD_MISC_CPUMODE_UNKNOWN) kernel = static_cast<int64_t>(s.ip) < 0;
-  const uint32_t generation = GenerationOf(kernel ? AddressSpaces::kKernel : pid);
+  const uint32_t generation = GenerationOf(InKernelSpace(s.ip, cpumode) ? AddressSpaces::kKernel : pid);
   if (generation != 0) location_cache_.prefetch(CacheKey(s.ip, generation));
 }
 
@@ -869,11 +876,7 @@ absl::Status Builder::OnSample(const Work& w, const FixedSample& s, uint16_t cpu
   const bool cacheable = !dwarf && has_chain && !s.callchain.empty();
   ChainKey chain_key{};
   if (cacheable) {
-    chain_key = {pid,
-                 {GenerationOf(pid), GenerationOf(AddressSpaces::kKernel)},
-                 cpumode,
-                 ChainBytes(s.callchain),
-                 w.decoded ? w.chain_hash : ChainHash(s.callchain)};
+    chain_key = ChainKeyOf(pid, cpumode, s.callchain, w.decoded ? w.chain_hash : ChainHash(s.callchain));
     auto it = stack_by_chain_.find(chain_key);
     if (it != stack_by_chain_.end()) {
       out.stack = it->second.stack;
