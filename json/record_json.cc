@@ -86,16 +86,19 @@ bool SameText(std::string_view a, std::string_view b) {
 // `"pid":P,"tid":T`, `"period":N`): the value it was rendered for and its
 // text, at most JsonSink::kFragmentBytes (the longest, `"pid":-2147483648,
 // "tid":-2147483648` without the space, is 35 bytes).
-struct Fragment {
+// (FragmentOf<N>: text of at most N bytes.)
+template <size_t kBytes>
+struct FragmentOf {
   uint64_t value = 0;
   bool valid = false;
   uint8_t size = 0;
-  char text[JsonSink::kFragmentBytes];
+  char text[kBytes];
 };
+using Fragment = FragmentOf<JsonSink::kFragmentBytes>;
 
 // Renders `write(sink)` into *fragment, for `value`.
-template <typename Write>
-ABSL_ATTRIBUTE_NOINLINE void FillFragment(uint64_t value, Fragment* fragment, Write write) {
+template <size_t kBytes, typename Write>
+ABSL_ATTRIBUTE_NOINLINE void FillFragment(uint64_t value, FragmentOf<kBytes>* fragment, Write write) {
   JsonBuffer buffer;
   JsonOutput out(fragment->text, fragment->text + sizeof fragment->text);
   {
@@ -141,29 +144,17 @@ PidTidCache& PidTids() {
 class AddressTextCache {
  public:
   static constexpr size_t kTextBytes = 24;  // `"0x` + 16 digits + `"`: 20
-  struct Slot {
-    uint64_t ip;
-    uint32_t size;  // 0: empty
-    char text[kTextBytes];
-  };
+  using Slot = FragmentOf<kTextBytes>;
   const Slot& Get(uint64_t ip) {
     Slot& slot = slots_[(ip * 0x9e3779b97f4a7c15ULL) >> (64 - kSlotBits)];
-    if (ABSL_PREDICT_FALSE(slot.ip != ip || slot.size == 0)) Fill(ip, &slot);
+    if (ABSL_PREDICT_FALSE(!slot.valid || slot.value != ip)) {
+      FillFragment(ip, &slot, [ip](JsonSink& j) { j.Hex(ip); });
+    }
     return slot;
   }
 
  private:
   static constexpr int kSlotBits = 9;
-  ABSL_ATTRIBUTE_NOINLINE static void Fill(uint64_t ip, Slot* slot) {
-    JsonBuffer buffer;
-    JsonOutput out(slot->text, slot->text + sizeof slot->text);
-    {
-      JsonSink j(&out, &buffer);
-      j.Hex(ip);
-    }
-    slot->ip = ip;
-    slot->size = out.overflowed ? 0 : static_cast<uint32_t>(out.pos - slot->text);
-  }
   Slot slots_[1 << kSlotBits] = {};
 };
 
