@@ -70,7 +70,6 @@ void SampleSummer::AddNow(const Sample& s) {
 void SampleSummer::Finish(Profile* profile) {
   AddPending();
   first_of_stack_ = {};
-  first_without_stack_ = kNone;
   next_ = {};
   overflow_ = {};
   // Sorted as (first_record, index) pairs, then the sums permuted in place,
