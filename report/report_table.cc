@@ -59,6 +59,7 @@ struct GroupKey {
 struct Group {
   GroupKey key;
   uint64_t period = 0;
+  int32_t first_tid = -1;  // the thread of its first sample
 };
 
 // Where a row's key sits in a group's stack (leaf first).
@@ -76,9 +77,16 @@ struct Row {
   uint64_t self = 0;
   uint64_t children = 0;
   uint32_t last_group = kNone;  // the group that last added to `children`
+  // perf's hist entry keeps the thread of the sample that made it, and the
+  // longest call chain drawn under it (children mode ties: RowOrder).
+  int32_t first_tid = -1;
+  uint32_t max_depth = 0;
   std::vector<Contribution> contributions;  // only when drawing call graphs
   std::vector<std::string> cells;           // one per sort key
 };
+
+// RowOrder's words: one per sort key (6 at most) and sym's two of collapse order.
+constexpr size_t kMaxOrderWords = 8;
 
 struct Uses {
   bool comm = false, tid = false, cpu = false, dso = false, sym = false, srcline = false;
@@ -257,8 +265,15 @@ class GraphPrinter {
     kids.erase(std::remove_if(kids.begin(), kids.end(),
                               [&](uint32_t k) { return tree_.nodes[k].cumul < min_hit_; }),
                kids.end());
-    std::stable_sort(kids.begin(), kids.end(), [&](uint32_t a, uint32_t b) {
-      return tree_.nodes[a].cumul > tree_.nodes[b].cumul;
+    // Equal ones in perf's order of a node's children (callchain.c's
+    // match_chain with CCKEY_FUNCTION: the greater dso, then the greater
+    // symbol start, or address when unresolved, first). perf's dsos compare
+    // by their address in its memory, which nothing in the file tells: the
+    // mapping's index (the order perfring met them) stands in for it.
+    std::sort(kids.begin(), kids.end(), [&](uint32_t a, uint32_t b) {
+      if (tree_.nodes[a].cumul != tree_.nodes[b].cumul)
+        return tree_.nodes[a].cumul > tree_.nodes[b].cumul;
+      return SiblingKey(a) > SiblingKey(b);
     });
     std::vector<std::vector<uint32_t>> runs;
     for (uint32_t k : kids) {
@@ -268,6 +283,12 @@ class GraphPrinter {
       runs.push_back(std::move(run));
     }
     return runs;
+  }
+
+  std::pair<uint32_t, uint64_t> SiblingKey(uint32_t node) const {
+    const Location& loc = profile_.locations[tree_.nodes[node].location];
+    const uint32_t mapping = loc.mapping == kNone ? 0 : loc.mapping + 1;
+    return {mapping, loc.function != kNone ? loc.dso_offset - loc.symbol_offset : loc.address};
   }
 
   void Level(uint32_t node, size_t depth, std::vector<bool> mask, size_t left) {
@@ -350,6 +371,154 @@ std::string Cell(const Profile& profile, const Srclines& srclines, SortKey k, co
   return "";
 }
 
+// perf's Children comparison (hist.c's __hpp__sort_acc, with call graphs
+// on): two rows of equal Children made by the same thread put the caller
+// above the callee, the one with the longer call chain under it first in
+// caller order (the shorter in callee order), before Self and the keys. Rows
+// made by other threads are not compared so: that order is not transitive,
+// and a sort cannot take it. Within each run of equal Children, each
+// thread's rows are put in that order in the places they hold.
+void PutCallersFirst(const std::vector<Row>& rows, bool caller_order, std::vector<uint32_t>* order) {
+  std::vector<uint32_t>& o = *order;
+  std::vector<uint32_t> places, thread_rows;
+  for (size_t begin = 0, end; begin < o.size(); begin = end) {
+    end = begin + 1;
+    while (end < o.size() && rows[o[end]].children == rows[o[begin]].children) ++end;
+    if (end - begin < 2) continue;
+    // Threads in the run, each handled once (runs are short but for the
+    // one-sample tail, where the threads are few).
+    std::vector<int32_t> threads;
+    for (size_t i = begin; i < end; ++i)
+      if (std::find(threads.begin(), threads.end(), rows[o[i]].first_tid) == threads.end())
+        threads.push_back(rows[o[i]].first_tid);
+    for (int32_t tid : threads) {
+      places.clear();
+      thread_rows.clear();
+      for (size_t i = begin; i < end; ++i)
+        if (rows[o[i]].first_tid == tid) {
+          places.push_back(static_cast<uint32_t>(i));
+          thread_rows.push_back(o[i]);
+        }
+      std::stable_sort(thread_rows.begin(), thread_rows.end(), [&](uint32_t a, uint32_t b) {
+        return caller_order ? rows[a].max_depth > rows[b].max_depth
+                            : rows[a].max_depth < rows[b].max_depth;
+      });
+      for (size_t k = 0; k < places.size(); ++k) o[places[k]] = thread_rows[k];
+    }
+  }
+}
+
+// perf's order of the rows (hist.c's output resort): the heaviest first
+// (Children, then Self, in children mode), then each sort key in turn by its
+// output comparison (sort.c's se_sort, else se_cmp): comm, the dso's short
+// name and srcline ascending as strings (no dso last), pid and cpu
+// ascending, sym by name with unresolved addresses after the named ones (two
+// unresolved tie). Rows equal in all of that come in the order perf collapsed
+// them in (se_collapse, else se_cmp, key by key): the same for every key but
+// sym, whose collapse order is the dso's short name then the symbol's start
+// address, or for two unresolved rows their address (the dso offset, or the
+// address under no map). Last, perfring's own row key, so that the order is
+// total. Each comparison is on integers: names are ranked once.
+std::vector<uint32_t> RowOrder(const Profile& profile, const std::vector<SortKey>& sort,
+                               const Srclines& srclines, const std::vector<Row>& rows,
+                               bool children, bool call_graph, bool caller_order) {
+  // Ranks of strings in strcmp order (std::string's compare is unsigned bytewise as strcmp).
+  auto rank = [](size_t n, auto name_of) {
+    std::vector<uint32_t> by_name(n);
+    for (uint32_t i = 0; i < n; ++i) by_name[i] = i;
+    std::sort(by_name.begin(), by_name.end(),
+              [&](uint32_t a, uint32_t b) { return name_of(a) < name_of(b); });
+    std::vector<uint64_t> out(n);
+    for (uint32_t i = 0; i < n; ++i)
+      out[by_name[i]] = i > 0 && name_of(by_name[i]) == name_of(by_name[i - 1]) ? out[by_name[i - 1]] : i;
+    return out;
+  };
+  const Uses uses = UsesOf(sort);
+  std::vector<uint64_t> comm_rank, dso_rank, srcline_rank, function_rank;
+  if (uses.comm)
+    comm_rank = rank(profile.comms.size() + 1, [&](uint32_t i) {
+      return i < profile.comms.size() ? absl::string_view(profile.comms[i]) : absl::string_view(":-1");
+    });
+  if (uses.dso || uses.sym)
+    dso_rank = rank(profile.mappings.size(),
+                    [&](uint32_t i) { return DsoShortName(profile, i); });
+  if (uses.srcline)
+    srcline_rank = rank(srclines.strings.size(),
+                        [&](uint32_t i) { return absl::string_view(srclines.strings[i]); });
+  if (uses.sym) {
+    // Only the functions of the rows are ranked.
+    std::vector<uint32_t> used;
+    std::vector<bool> seen(profile.functions.size(), false);
+    for (const Row& r : rows)
+      if (r.key.function != kNone && !seen[r.key.function]) {
+        seen[r.key.function] = true;
+        used.push_back(r.key.function);
+      }
+    std::vector<uint64_t> used_rank = rank(used.size(), [&](uint32_t i) {
+      return absl::string_view(profile.functions[used[i]].name);
+    });
+    function_rank.assign(profile.functions.size(), 0);
+    for (size_t i = 0; i < used.size(); ++i) function_rank[used[i]] = used_rank[i];
+  }
+  auto comm_of = [&](const Row& r) {
+    return comm_rank[r.comm < profile.comms.size() ? r.comm : profile.comms.size()];
+  };
+  auto dso_of = [&](uint32_t mapping) {  // no dso last
+    return mapping == kNone ? UINT64_MAX : dso_rank[mapping];
+  };
+  // A signed value in an unsigned word, order kept.
+  auto signed_word = [](int64_t v) { return static_cast<uint64_t>(v) ^ (uint64_t{1} << 63); };
+
+  struct SortEntry {
+    uint64_t weight, self;
+    uint64_t words[kMaxOrderWords];  // the keys' output order, then sym's collapse order
+    uint32_t row;
+  };
+  std::vector<SortEntry> entries(rows.size());
+  for (uint32_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    const Location& loc = profile.locations[r.location];
+    SortEntry& e = entries[i];
+    e.weight = children ? r.children : r.self;
+    e.self = r.self;
+    e.row = i;
+    size_t w = 0;
+    for (SortKey k : sort) {
+      switch (k) {
+        case SortKey::kComm: e.words[w++] = comm_of(r); break;
+        case SortKey::kPid: e.words[w++] = signed_word(r.tid); break;
+        case SortKey::kCpu: e.words[w++] = signed_word(r.cpu); break;
+        case SortKey::kDso: e.words[w++] = dso_of(loc.mapping); break;
+        case SortKey::kSym:
+          e.words[w++] = loc.function == kNone ? UINT64_MAX : function_rank[loc.function];
+          break;
+        case SortKey::kSrcline: e.words[w++] = srcline_rank[r.key.srcline]; break;
+      }
+    }
+    if (uses.sym) {
+      if (loc.function != kNone) {
+        e.words[w++] = dso_of(loc.mapping);
+        e.words[w++] = loc.dso_offset - loc.symbol_offset;  // the symbol's start
+      } else {
+        e.words[w++] = r.key.address;
+        e.words[w++] = 0;
+      }
+    }
+    while (w < kMaxOrderWords) e.words[w++] = 0;
+  }
+  std::sort(entries.begin(), entries.end(), [&](const SortEntry& a, const SortEntry& b) {
+    if (a.weight != b.weight) return a.weight > b.weight;
+    if (a.self != b.self) return a.self > b.self;
+    for (size_t w = 0; w < kMaxOrderWords; ++w)
+      if (a.words[w] != b.words[w]) return a.words[w] < b.words[w];
+    return rows[a.row].key.Tie() < rows[b.row].key.Tie();
+  });
+  std::vector<uint32_t> order(entries.size());
+  for (size_t i = 0; i < entries.size(); ++i) order[i] = entries[i].row;
+  if (children && call_graph) PutCallersFirst(rows, caller_order, &order);
+  return order;
+}
+
 void RenderEvent(const Profile& profile, const ReportOptions& options, uint32_t event,
                  bool children, bool call_graph, bool caller_order, std::string* out) {
   const Uses uses = UsesOf(options.sort);
@@ -372,14 +541,14 @@ void RenderEvent(const Profile& profile, const ReportOptions& options, uint32_t 
       index = group_of_stack[s.stack];
       if (index == kNone) {
         index = group_of_stack[s.stack] = static_cast<uint32_t>(groups.size());
-        groups.push_back(Group{g, 0});
+        groups.push_back(Group{g, 0, s.tid});
       }
     } else {
       if (uses.comm) g.comm = s.comm;
       if (uses.tid) g.tid = s.tid;
       if (uses.cpu) g.cpu = s.cpu;
       auto [it, inserted] = group_index.try_emplace(g, static_cast<uint32_t>(groups.size()));
-      if (inserted) groups.push_back(Group{g, 0});
+      if (inserted) groups.push_back(Group{g, 0, s.tid});
       index = it->second;
     }
     groups[index].period += s.period;
@@ -421,11 +590,17 @@ void RenderEvent(const Profile& profile, const ReportOptions& options, uint32_t 
       if (call_graph) leaf.contributions.push_back({gi, 0});
       continue;
     }
+    const uint32_t n = static_cast<uint32_t>(end - begin);
     for (const uint32_t* p = begin; p != end; ++p) {
       Row& row = row_of(group.key, *p);
       if (row.last_group == gi) continue;  // recursion: once per stack
+      if (row.last_group == kNone) row.first_tid = group.first_tid;
       row.last_group = gi;
       row.children += group.period;
+      // The chain drawn under the row (see Contribution's use below).
+      const uint32_t at = static_cast<uint32_t>(p - begin);
+      const uint32_t depth = at == 0 ? n : caller_order ? at + 1 : n - at;
+      row.max_depth = std::max(row.max_depth, depth);
       if (call_graph) row.contributions.push_back({gi, static_cast<uint32_t>(p - begin)});
     }
   }
@@ -439,29 +614,8 @@ void RenderEvent(const Profile& profile, const ReportOptions& options, uint32_t 
     for (SortKey k : options.sort) r.cells.push_back(Cell(profile, srclines, k, r, comm_width));
 
   auto weight = [&](const Row& r) { return children ? r.children : r.self; };
-  // Sorted as small entries of what the order looks at (a Row is large,
-  // and going through it per comparison missed the caches): heaviest
-  // first, then the larger Self; ties (the many one-sample rows) by the
-  // row's key, numerically (a string comparison of the cells cost more
-  // than the rest of the sort).
-  struct SortEntry {
-    uint64_t weight, self;
-    RowKey key;
-    uint32_t row;
-  };
-  std::vector<SortEntry> entries;
-  entries.reserve(rows.size());
-  for (uint32_t i = 0; i < rows.size(); ++i) {
-    entries.push_back({weight(rows[i]), rows[i].self, rows[i].key, i});
-  }
-  std::sort(entries.begin(), entries.end(), [](const SortEntry& a, const SortEntry& b) {
-    if (a.weight != b.weight) return a.weight > b.weight;
-    if (a.self != b.self) return a.self > b.self;
-    return a.key.Tie() < b.key.Tie();
-  });
-  std::vector<uint32_t> order(entries.size());
-  for (size_t i = 0; i < entries.size(); ++i) order[i] = entries[i].row;
-  entries = {};
+  const std::vector<uint32_t> order =
+      RowOrder(profile, options.sort, srclines, rows, children, call_graph, caller_order);
 
   // Header, as perf prints it.
   const symbolize::Event& ev = profile.events[event];
