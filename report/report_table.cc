@@ -380,30 +380,33 @@ std::string Cell(const Profile& profile, const Srclines& srclines, SortKey k, co
 // thread's rows are put in that order in the places they hold.
 void PutCallersFirst(const std::vector<Row>& rows, bool caller_order, std::vector<uint32_t>* order) {
   std::vector<uint32_t>& o = *order;
-  std::vector<uint32_t> places, thread_rows;
+  struct Place {
+    int32_t tid;
+    uint32_t at;  // index into `o`
+  };
+  std::vector<Place> places;
+  std::vector<uint32_t> thread_rows;
   for (size_t begin = 0, end; begin < o.size(); begin = end) {
     end = begin + 1;
     while (end < o.size() && rows[o[end]].children == rows[o[begin]].children) ++end;
     if (end - begin < 2) continue;
-    // Threads in the run, each handled once (runs are short but for the
-    // one-sample tail, where the threads are few).
-    std::vector<int32_t> threads;
+    // The run's places, thread by thread (in order within each).
+    places.clear();
     for (size_t i = begin; i < end; ++i)
-      if (std::find(threads.begin(), threads.end(), rows[o[i]].first_tid) == threads.end())
-        threads.push_back(rows[o[i]].first_tid);
-    for (int32_t tid : threads) {
-      places.clear();
+      places.push_back({rows[o[i]].first_tid, static_cast<uint32_t>(i)});
+    std::stable_sort(places.begin(), places.end(),
+                     [](const Place& a, const Place& b) { return a.tid < b.tid; });
+    for (size_t t = 0, u; t < places.size(); t = u) {
+      u = t + 1;
+      while (u < places.size() && places[u].tid == places[t].tid) ++u;
+      if (u - t < 2) continue;
       thread_rows.clear();
-      for (size_t i = begin; i < end; ++i)
-        if (rows[o[i]].first_tid == tid) {
-          places.push_back(static_cast<uint32_t>(i));
-          thread_rows.push_back(o[i]);
-        }
+      for (size_t k = t; k < u; ++k) thread_rows.push_back(o[places[k].at]);
       std::stable_sort(thread_rows.begin(), thread_rows.end(), [&](uint32_t a, uint32_t b) {
         return caller_order ? rows[a].max_depth > rows[b].max_depth
                             : rows[a].max_depth < rows[b].max_depth;
       });
-      for (size_t k = 0; k < places.size(); ++k) o[places[k]] = thread_rows[k];
+      for (size_t k = t; k < u; ++k) o[places[k].at] = thread_rows[k - t];
     }
   }
 }
