@@ -197,12 +197,16 @@ std::string PadLeft(absl::string_view s, size_t width) {
 struct CallTree {
   struct Node {
     uint32_t location = kNone;
+    uint32_t frame_class = kNone;
     uint64_t hit = 0;    // period of the chains ending here
     uint64_t cumul = 0;  // period of the chains through here
     std::vector<uint32_t> children;
   };
   std::vector<Node> nodes{1};
-  absl::flat_hash_map<uint64_t, uint32_t> index;  // (parent, class) -> node
+  // (parent, class) -> node, for the parents of many children; the others'
+  // few children are looked through.
+  absl::flat_hash_map<uint64_t, uint32_t> index;
+  static constexpr size_t kLookedThrough = 8;
 
   // `chain` is `n` locations, walked forward from `first` (step 1) or
   // backward (step -1).
@@ -212,16 +216,35 @@ struct CallTree {
     nodes[0].cumul += period;
     for (uint32_t i = 0; i < n; ++i, first += step) {
       const uint32_t loc_index = *first;
-      const uint64_t key = uint64_t{at} << 32 | class_of[loc_index];
-      auto [it, inserted] = index.try_emplace(key, static_cast<uint32_t>(nodes.size()));
-      if (inserted) {
-        nodes.push_back(Node{loc_index, 0, 0, {}});
-        nodes[at].children.push_back(it->second);
+      const uint32_t frame_class = class_of[loc_index];
+      uint32_t next = Child(at, frame_class);
+      if (next == kNone) {
+        next = static_cast<uint32_t>(nodes.size());
+        nodes.push_back(Node{loc_index, frame_class, 0, 0, {}});
+        std::vector<uint32_t>& kids = nodes[at].children;
+        kids.push_back(next);
+        if (kids.size() > kLookedThrough) {
+          // Past the threshold every child is in the index.
+          for (size_t k = kids.size() == kLookedThrough + 1 ? 0 : kids.size() - 1; k < kids.size(); ++k)
+            index.emplace(uint64_t{at} << 32 | nodes[kids[k]].frame_class, kids[k]);
+        }
       }
-      at = it->second;
+      at = next;
       nodes[at].cumul += period;
     }
     nodes[at].hit += period;
+  }
+
+ private:
+  uint32_t Child(uint32_t at, uint32_t frame_class) const {
+    const std::vector<uint32_t>& kids = nodes[at].children;
+    if (kids.size() <= kLookedThrough) {
+      for (uint32_t k : kids)
+        if (nodes[k].frame_class == frame_class) return k;
+      return kNone;
+    }
+    auto it = index.find(uint64_t{at} << 32 | frame_class);
+    return it == index.end() ? kNone : it->second;
   }
 };
 
