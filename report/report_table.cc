@@ -225,7 +225,8 @@ struct CallTree {
         kids.push_back(next);
         if (kids.size() > kLookedThrough) {
           // Past the threshold every child is in the index.
-          for (size_t k = kids.size() == kLookedThrough + 1 ? 0 : kids.size() - 1; k < kids.size(); ++k)
+          const size_t from = kids.size() == kLookedThrough + 1 ? 0 : kids.size() - 1;
+          for (size_t k = from; k < kids.size(); ++k)
             index.emplace(uint64_t{at} << 32 | nodes[kids[k]].frame_class, kids[k]);
         }
       }
@@ -398,13 +399,14 @@ Column ColumnOf(SortKey k) {
 }
 
 absl::string_view CommOf(const Profile& profile, const Row& row) {
-  return row.comm != kNone && row.comm < profile.comms.size() ? absl::string_view(profile.comms[row.comm])
-                                                              : absl::string_view(":-1");
+  if (row.comm != kNone && row.comm < profile.comms.size()) return profile.comms[row.comm];
+  return ":-1";
 }
 
 size_t DecimalWidth(int64_t v) {
   size_t n = v < 0 ? 2 : 1;
-  for (uint64_t u = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v); u >= 10; u /= 10) ++n;
+  uint64_t u = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  for (; u >= 10; u /= 10) ++n;
   return n;
 }
 
@@ -415,7 +417,8 @@ size_t CellWidth(const Profile& profile, const Srclines& srclines, SortKey k, co
                  size_t comm_width) {
   switch (k) {
     case SortKey::kComm: return CommOf(profile, row).size();
-    case SortKey::kDso: return DsoShortName(profile, profile.locations[row.location].mapping).size();
+    case SortKey::kDso:
+      return DsoShortName(profile, profile.locations[row.location].mapping).size();
     case SortKey::kSym: {
       const Location& loc = profile.locations[row.location];
       if (loc.function != kNone) return 4 + profile.functions[loc.function].name.size();
@@ -465,7 +468,8 @@ void AppendCell(const Profile& profile, const Srclines& srclines, SortKey k, con
 // made by other threads are not compared so: that order is not transitive,
 // and a sort cannot take it. Within each run of equal Children, each
 // thread's rows are put in that order in the places they hold.
-void PutCallersFirst(const std::vector<Row>& rows, bool caller_order, std::vector<uint32_t>* order) {
+void PutCallersFirst(const std::vector<Row>& rows, bool caller_order,
+                     std::vector<uint32_t>* order) {
   std::vector<uint32_t>& o = *order;
   struct Place {
     int32_t tid;
@@ -521,14 +525,16 @@ std::vector<uint32_t> RowOrder(const Profile& profile, const std::vector<SortKey
               [&](uint32_t a, uint32_t b) { return name_of(a) < name_of(b); });
     std::vector<uint64_t> out(n);
     for (uint32_t i = 0; i < n; ++i)
-      out[by_name[i]] = i > 0 && name_of(by_name[i]) == name_of(by_name[i - 1]) ? out[by_name[i - 1]] : i;
+      out[by_name[i]] =
+          i > 0 && name_of(by_name[i]) == name_of(by_name[i - 1]) ? out[by_name[i - 1]] : i;
     return out;
   };
   const Uses uses = UsesOf(sort);
   std::vector<uint64_t> comm_rank, dso_rank, srcline_rank, function_rank;
   if (uses.comm)
     comm_rank = rank(profile.comms.size() + 1, [&](uint32_t i) {
-      return i < profile.comms.size() ? absl::string_view(profile.comms[i]) : absl::string_view(":-1");
+      return i < profile.comms.size() ? absl::string_view(profile.comms[i])
+                                      : absl::string_view(":-1");
     });
   if (uses.dso || uses.sym)
     dso_rank = rank(profile.mappings.size(),
@@ -683,7 +689,8 @@ void RenderEvent(const Profile& profile, const ReportOptions& options, uint32_t 
     const Location& l = profile.locations[loc];
     const bool of_function = by_function && l.function != kNone &&
                              (!uses.dso || l.mapping == profile.functions[l.function].mapping);
-    if (of_function && part_of_function[l.function] != kNone) return part = part_of_function[l.function];
+    if (of_function && part_of_function[l.function] != kNone)
+      return part = part_of_function[l.function];
     RowKey key = KeyOf(profile, uses, srclines, SideKey{}, loc);
     uint32_t found = static_cast<uint32_t>(part_keys.size());
     if (!of_function) found = part_index.try_emplace(key, found).first->second;
@@ -788,7 +795,8 @@ void RenderEvent(const Profile& profile, const ReportOptions& options, uint32_t 
     for (uint32_t gi = 0; gi < groups.size() && !contributions.empty(); ++gi) {
       const Group& group = groups[gi];
       const uint32_t* begin = profile.stack_begin(group.stack);
-      const uint32_t n = children ? profile.stacks[group.stack].size : std::min<uint32_t>(1, profile.stacks[group.stack].size);
+      const uint32_t size = profile.stacks[group.stack].size;
+      const uint32_t n = children ? size : std::min<uint32_t>(1, size);  // Self: the leaf
       for (uint32_t at = 0; at < n; ++at) {
         const uint32_t part = part_of_location[begin[at]];
         if (!part_drawn[part]) continue;

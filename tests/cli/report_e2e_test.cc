@@ -145,7 +145,8 @@ TEST_F(ReportE2e, ChildrenAgreeWithPerf) {
 TEST_F(ReportE2e, TiedRowsComeInPerfsOrder) {
   if (!HavePerf()) GTEST_SKIP() << "perf is not installed";
   std::string data = Record("perf", "-e cpu-clock -c 250000 -a", mix_ + " 1", "ties.data");
-  CommandResult mine = RunCommand(absl::StrCat(perfring_, " report -i ", data, " --no-children --sort sym"));
+  CommandResult mine =
+      RunCommand(absl::StrCat(perfring_, " report -i ", data, " --no-children --sort sym"));
   ASSERT_EQ(mine.exit_code, 0) << mine.err;
   CommandResult perf =
       RunCommand(absl::StrCat("perf report -i ", data, " --no-children --sort sym --stdio"));
