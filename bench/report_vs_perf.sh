@@ -10,6 +10,7 @@
 # (frame-pointer call chains). Each tool runs with its defaults (on the -g
 # file: children and call graphs) and with --no-children --sort sym; best of
 # 3, output to /dev/null. Prints seconds, samples/s and the ratios.
+# PERFRING=BIN times a given binary instead of building this tree's.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -19,8 +20,12 @@ data="${1:-$bench_dir/perf.data}"
 data_g="${2:-$bench_dir/perf_g.data}"
 perf=/usr/bin/perf
 
-bazel build -c opt --config=quiet //cli:perfring >&2
-perfring="$(bazel info -c opt bazel-bin 2>/dev/null)/cli/perfring"
+if [[ -n "${PERFRING:-}" ]]; then  # a given binary (a baseline beside a change)
+  perfring="$PERFRING"
+else
+  bazel build -c opt --config=quiet //cli:perfring >&2
+  perfring="$(bazel info -c opt bazel-bin 2>/dev/null)/cli/perfring"
+fi
 
 record() {  # record FILE [perf record options...]
   local file="$1"; shift

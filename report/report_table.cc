@@ -40,25 +40,27 @@ struct RowKey {
   }
 };
 
-// Samples of one event with the same stack and the same values of the
-// sample-side keys, summed: what the rows and call graphs are built from.
-struct GroupKey {
-  uint32_t stack = kNone;
+// The values of the sample-side keys in use (comm, tid, cpu; the others stay 0).
+struct SideKey {
   uint32_t comm = 0;
   int32_t tid = 0;
   int32_t cpu = 0;
-  bool operator==(const GroupKey& o) const {
-    return std::tie(stack, comm, tid, cpu) == std::tie(o.stack, o.comm, o.tid, o.cpu);
+  bool operator==(const SideKey& o) const {
+    return std::tie(comm, tid, cpu) == std::tie(o.comm, o.tid, o.cpu);
   }
   template <typename H>
-  friend H AbslHashValue(H h, const GroupKey& k) {
-    return H::combine(std::move(h), k.stack, k.comm, k.tid, k.cpu);
+  friend H AbslHashValue(H h, const SideKey& k) {
+    return H::combine(std::move(h), k.comm, k.tid, k.cpu);
   }
 };
 
+// Samples of one event with the same stack and the same sample-side keys,
+// summed: what the rows and call graphs are built from.
 struct Group {
-  GroupKey key;
+  uint32_t stack = kNone;
+  uint32_t side = 0;       // index of its SideKey
   uint64_t period = 0;
+  int32_t first_tid = -1;  // the thread of its first sample
 };
 
 // Where a row's key sits in a group's stack (leaf first).
@@ -70,15 +72,22 @@ struct Contribution {
 struct Row {
   RowKey key;
   uint32_t location = kNone;  // one location of the row, for its dso and symbol
+  uint32_t part = kNone;      // its location part (RenderEvent)
+  uint32_t side = 0;
   uint32_t comm = kNone;
   int32_t tid = -1;
   int32_t cpu = -1;
   uint64_t self = 0;
   uint64_t children = 0;
   uint32_t last_group = kNone;  // the group that last added to `children`
-  std::vector<Contribution> contributions;  // only when drawing call graphs
-  std::vector<std::string> cells;           // one per sort key
+  // perf's hist entry keeps the thread of the sample that made it, and the
+  // longest call chain drawn under it (children mode ties: RowOrder).
+  int32_t first_tid = -1;
+  uint32_t max_depth = 0;
 };
+
+// RowOrder's words: one per sort key (6 at most) and sym's two of collapse order.
+constexpr size_t kMaxOrderWords = 8;
 
 struct Uses {
   bool comm = false, tid = false, cpu = false, dso = false, sym = false, srcline = false;
@@ -131,7 +140,7 @@ Srclines SrclinesOf(const Profile& profile) {
 }
 
 RowKey KeyOf(const Profile& profile, const Uses& uses, const Srclines& srclines,
-             const GroupKey& group, uint32_t loc_index) {
+             const SideKey& group, uint32_t loc_index) {
   const Location& loc = profile.locations[loc_index];
   RowKey key;
   if (uses.srcline) key.srcline = srclines.of_location[loc_index];
@@ -182,36 +191,81 @@ std::string PadLeft(absl::string_view s, size_t width) {
 
 // A trie of the row's chains, one node per frame; perf's radix-tree nodes
 // (runs of frames with one way on and no chain ending inside) are formed
-// when printing.
+// when printing. Frames are one node when they name the same function
+// (perf's CCKEY_FUNCTION), or the same address when unresolved: the
+// caller gives each location that class (FrameClasses).
 struct CallTree {
   struct Node {
     uint32_t location = kNone;
+    uint32_t frame_class = kNone;
     uint64_t hit = 0;    // period of the chains ending here
     uint64_t cumul = 0;  // period of the chains through here
     std::vector<uint32_t> children;
   };
   std::vector<Node> nodes{1};
-  absl::flat_hash_map<std::tuple<uint32_t, uint32_t, uint64_t>, uint32_t> index;
+  // (parent, class) -> node, for the parents of many children; the others'
+  // few children are looked through.
+  absl::flat_hash_map<uint64_t, uint32_t> index;
+  static constexpr size_t kLookedThrough = 8;
 
-  // Frames are one node when they name the same function (perf's
-  // CCKEY_FUNCTION), or the same address when unresolved.
-  void Add(const Profile& profile, const std::vector<uint32_t>& chain, uint64_t period) {
+  // `chain` is `n` locations, walked forward from `first` (step 1) or
+  // backward (step -1).
+  void Add(const uint32_t* first, uint32_t n, int step, const std::vector<uint32_t>& class_of,
+           uint64_t period) {
     uint32_t at = 0;
     nodes[0].cumul += period;
-    for (uint32_t loc_index : chain) {
-      const Location& loc = profile.locations[loc_index];
-      auto key = std::make_tuple(at, loc.function, loc.function == kNone ? loc.address : 0);
-      auto [it, inserted] = index.try_emplace(key, static_cast<uint32_t>(nodes.size()));
-      if (inserted) {
-        nodes.push_back(Node{loc_index, 0, 0, {}});
-        nodes[at].children.push_back(it->second);
+    for (uint32_t i = 0; i < n; ++i, first += step) {
+      const uint32_t loc_index = *first;
+      const uint32_t frame_class = class_of[loc_index];
+      uint32_t next = Child(at, frame_class);
+      if (next == kNone) {
+        next = static_cast<uint32_t>(nodes.size());
+        nodes.push_back(Node{loc_index, frame_class, 0, 0, {}});
+        std::vector<uint32_t>& kids = nodes[at].children;
+        kids.push_back(next);
+        if (kids.size() > kLookedThrough) {
+          // Past the threshold every child is in the index.
+          const size_t from = kids.size() == kLookedThrough + 1 ? 0 : kids.size() - 1;
+          for (size_t k = from; k < kids.size(); ++k)
+            index.emplace(uint64_t{at} << 32 | nodes[kids[k]].frame_class, kids[k]);
+        }
       }
-      at = it->second;
+      at = next;
       nodes[at].cumul += period;
     }
     nodes[at].hit += period;
   }
+
+ private:
+  uint32_t Child(uint32_t at, uint32_t frame_class) const {
+    const std::vector<uint32_t>& kids = nodes[at].children;
+    if (kids.size() <= kLookedThrough) {
+      for (uint32_t k : kids)
+        if (nodes[k].frame_class == frame_class) return k;
+      return kNone;
+    }
+    auto it = index.find(uint64_t{at} << 32 | frame_class);
+    return it == index.end() ? kNone : it->second;
+  }
 };
+
+// Each location's class for CallTree: its function, or an index of its
+// address for an unresolved one (after the functions' indices).
+std::vector<uint32_t> FrameClasses(const Profile& profile) {
+  std::vector<uint32_t> out(profile.locations.size());
+  absl::flat_hash_map<uint64_t, uint32_t> of_address;
+  for (size_t i = 0; i < profile.locations.size(); ++i) {
+    const Location& loc = profile.locations[i];
+    if (loc.function != kNone) {
+      out[i] = loc.function;
+    } else {
+      auto [it, inserted] = of_address.try_emplace(
+          loc.address, static_cast<uint32_t>(profile.functions.size() + of_address.size()));
+      out[i] = it->second;
+    }
+  }
+  return out;
+}
 
 class GraphPrinter {
  public:
@@ -257,8 +311,15 @@ class GraphPrinter {
     kids.erase(std::remove_if(kids.begin(), kids.end(),
                               [&](uint32_t k) { return tree_.nodes[k].cumul < min_hit_; }),
                kids.end());
+    // Equal ones in perf's order of a node's children (callchain.c's
+    // match_chain with CCKEY_FUNCTION: the greater dso, then the greater
+    // symbol start, or address when unresolved, first). perf's dsos compare
+    // by their address in its memory, which nothing in the file tells: the
+    // mapping's index (the order perfring met them) stands in for it.
     std::stable_sort(kids.begin(), kids.end(), [&](uint32_t a, uint32_t b) {
-      return tree_.nodes[a].cumul > tree_.nodes[b].cumul;
+      if (tree_.nodes[a].cumul != tree_.nodes[b].cumul)
+        return tree_.nodes[a].cumul > tree_.nodes[b].cumul;
+      return SiblingKey(a) > SiblingKey(b);
     });
     std::vector<std::vector<uint32_t>> runs;
     for (uint32_t k : kids) {
@@ -268,6 +329,12 @@ class GraphPrinter {
       runs.push_back(std::move(run));
     }
     return runs;
+  }
+
+  std::pair<uint32_t, uint64_t> SiblingKey(uint32_t node) const {
+    const Location& loc = profile_.locations[tree_.nodes[node].location];
+    const uint32_t mapping = loc.mapping == kNone ? 0 : loc.mapping + 1;
+    return {mapping, loc.function != kNone ? loc.dso_offset - loc.symbol_offset : loc.address};
   }
 
   void Level(uint32_t node, size_t depth, std::vector<bool> mask, size_t left) {
@@ -331,23 +398,223 @@ Column ColumnOf(SortKey k) {
   return {};
 }
 
-std::string Cell(const Profile& profile, const Srclines& srclines, SortKey k, const Row& row,
+absl::string_view CommOf(const Profile& profile, const Row& row) {
+  if (row.comm != kNone && row.comm < profile.comms.size()) return profile.comms[row.comm];
+  return ":-1";
+}
+
+size_t DecimalWidth(int64_t v) {
+  size_t n = v < 0 ? 2 : 1;
+  uint64_t u = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  for (; u >= 10; u /= 10) ++n;
+  return n;
+}
+
+// The length of the row's cell of key `k` (AppendCell writes it), without
+// writing it: the columns' widths take every row, the text only the rows
+// printed. `comm_width` is the pid column's widest command.
+size_t CellWidth(const Profile& profile, const Srclines& srclines, SortKey k, const Row& row,
                  size_t comm_width) {
-  absl::string_view comm = row.comm != kNone && row.comm < profile.comms.size()
-                               ? absl::string_view(profile.comms[row.comm])
-                               : absl::string_view(":-1");
-  const Location& loc = profile.locations[row.location];
   switch (k) {
-    case SortKey::kComm: return std::string(comm);
-    case SortKey::kDso: return std::string(DsoShortName(profile, loc.mapping));
-    case SortKey::kSym:
-      return absl::StrCat(IsKernelFrame(profile, loc) ? "[k] " : "[.] ",
-                          TableSymbolName(profile, loc));
-    case SortKey::kPid: return absl::StrFormat("%7d:%s", row.tid, PadRight(comm, comm_width));
-    case SortKey::kCpu: return absl::StrFormat("%3d", row.cpu);
-    case SortKey::kSrcline: return srclines.strings[row.key.srcline];
+    case SortKey::kComm: return CommOf(profile, row).size();
+    case SortKey::kDso:
+      return DsoShortName(profile, profile.locations[row.location].mapping).size();
+    case SortKey::kSym: {
+      const Location& loc = profile.locations[row.location];
+      if (loc.function != kNone) return 4 + profile.functions[loc.function].name.size();
+      // TableSymbolName's "%#.16x": 16 digits, and "0x" but for zero.
+      return 4 + ((loc.mapping != kNone ? loc.dso_offset : loc.address) == 0 ? 16 : 18);
+    }
+    case SortKey::kPid:
+      return std::max<size_t>(7, DecimalWidth(row.tid)) + 1 +
+             std::max(CommOf(profile, row).size(), comm_width);
+    case SortKey::kCpu: return std::max<size_t>(3, DecimalWidth(row.cpu));
+    case SortKey::kSrcline: return srclines.strings[row.key.srcline].size();
   }
-  return "";
+  return 0;
+}
+
+// The row's cell of key `k`, as perf prints it.
+void AppendCell(const Profile& profile, const Srclines& srclines, SortKey k, const Row& row,
+                size_t comm_width, std::string* out) {
+  switch (k) {
+    case SortKey::kComm: absl::StrAppend(out, CommOf(profile, row)); return;
+    case SortKey::kDso:
+      absl::StrAppend(out, DsoShortName(profile, profile.locations[row.location].mapping));
+      return;
+    case SortKey::kSym: {
+      const Location& loc = profile.locations[row.location];
+      out->append(IsKernelFrame(profile, loc) ? "[k] " : "[.] ");
+      if (loc.function != kNone) out->append(profile.functions[loc.function].name);
+      else out->append(TableSymbolName(profile, loc));
+      return;
+    }
+    case SortKey::kPid: {
+      absl::StrAppendFormat(out, "%7d:", row.tid);
+      const absl::string_view comm = CommOf(profile, row);
+      absl::StrAppend(out, comm);
+      if (comm.size() < comm_width) out->append(comm_width - comm.size(), ' ');
+      return;
+    }
+    case SortKey::kCpu: absl::StrAppendFormat(out, "%3d", row.cpu); return;
+    case SortKey::kSrcline: out->append(srclines.strings[row.key.srcline]); return;
+  }
+}
+
+// perf's Children comparison (hist.c's __hpp__sort_acc, with call graphs
+// on): two rows of equal Children made by the same thread put the caller
+// above the callee, the one with the longer call chain under it first in
+// caller order (the shorter in callee order), before Self and the keys. Rows
+// made by other threads are not compared so: that order is not transitive,
+// and a sort cannot take it. Within each run of equal Children, each
+// thread's rows are put in that order in the places they hold.
+void PutCallersFirst(const std::vector<Row>& rows, bool caller_order,
+                     std::vector<uint32_t>* order) {
+  std::vector<uint32_t>& o = *order;
+  struct Place {
+    int32_t tid;
+    uint32_t at;  // index into `o`
+  };
+  std::vector<Place> places;
+  std::vector<uint32_t> thread_rows;
+  for (size_t begin = 0, end; begin < o.size(); begin = end) {
+    end = begin + 1;
+    while (end < o.size() && rows[o[end]].children == rows[o[begin]].children) ++end;
+    if (end - begin < 2) continue;
+    // The run's places, thread by thread (in order within each).
+    places.clear();
+    for (size_t i = begin; i < end; ++i)
+      places.push_back({rows[o[i]].first_tid, static_cast<uint32_t>(i)});
+    std::stable_sort(places.begin(), places.end(),
+                     [](const Place& a, const Place& b) { return a.tid < b.tid; });
+    for (size_t t = 0, u; t < places.size(); t = u) {
+      u = t + 1;
+      while (u < places.size() && places[u].tid == places[t].tid) ++u;
+      if (u - t < 2) continue;
+      thread_rows.clear();
+      for (size_t k = t; k < u; ++k) thread_rows.push_back(o[places[k].at]);
+      std::stable_sort(thread_rows.begin(), thread_rows.end(), [&](uint32_t a, uint32_t b) {
+        return caller_order ? rows[a].max_depth > rows[b].max_depth
+                            : rows[a].max_depth < rows[b].max_depth;
+      });
+      for (size_t k = t; k < u; ++k) o[places[k].at] = thread_rows[k - t];
+    }
+  }
+}
+
+// perf's order of the rows (hist.c's output resort): the heaviest first
+// (Children, then Self, in children mode), then each sort key in turn by its
+// output comparison (sort.c's se_sort, else se_cmp): comm, the dso's short
+// name and srcline ascending as strings (no dso last), pid and cpu
+// ascending, sym by name with unresolved addresses after the named ones (two
+// unresolved tie). Rows equal in all of that come in the order perf collapsed
+// them in (se_collapse, else se_cmp, key by key): the same for every key but
+// sym, whose collapse order is the dso's short name then the symbol's start
+// address, or for two unresolved rows their address (the dso offset, or the
+// address under no map). Last, perfring's own row key, so that the order is
+// total. Each comparison is on integers: names are ranked once.
+std::vector<uint32_t> RowOrder(const Profile& profile, const std::vector<SortKey>& sort,
+                               const Srclines& srclines, const std::vector<Row>& rows,
+                               const std::vector<uint32_t>& shown, bool children, bool call_graph,
+                               bool caller_order) {
+  // Ranks of strings in strcmp order (std::string's compare is unsigned bytewise as strcmp).
+  auto rank = [](size_t n, auto name_of) {
+    std::vector<uint32_t> by_name(n);
+    for (uint32_t i = 0; i < n; ++i) by_name[i] = i;
+    std::sort(by_name.begin(), by_name.end(),
+              [&](uint32_t a, uint32_t b) { return name_of(a) < name_of(b); });
+    std::vector<uint64_t> out(n);
+    for (uint32_t i = 0; i < n; ++i)
+      out[by_name[i]] =
+          i > 0 && name_of(by_name[i]) == name_of(by_name[i - 1]) ? out[by_name[i - 1]] : i;
+    return out;
+  };
+  const Uses uses = UsesOf(sort);
+  std::vector<uint64_t> comm_rank, dso_rank, srcline_rank, function_rank;
+  if (uses.comm)
+    comm_rank = rank(profile.comms.size() + 1, [&](uint32_t i) {
+      return i < profile.comms.size() ? absl::string_view(profile.comms[i])
+                                      : absl::string_view(":-1");
+    });
+  if (uses.dso || uses.sym)
+    dso_rank = rank(profile.mappings.size(),
+                    [&](uint32_t i) { return DsoShortName(profile, i); });
+  if (uses.srcline)
+    srcline_rank = rank(srclines.strings.size(),
+                        [&](uint32_t i) { return absl::string_view(srclines.strings[i]); });
+  if (uses.sym) {
+    // Only the functions of the rows are ranked.
+    std::vector<uint32_t> used;
+    std::vector<bool> seen(profile.functions.size(), false);
+    for (uint32_t i : shown)
+      if (rows[i].key.function != kNone && !seen[rows[i].key.function]) {
+        seen[rows[i].key.function] = true;
+        used.push_back(rows[i].key.function);
+      }
+    std::vector<uint64_t> used_rank = rank(used.size(), [&](uint32_t i) {
+      return absl::string_view(profile.functions[used[i]].name);
+    });
+    function_rank.assign(profile.functions.size(), 0);
+    for (size_t i = 0; i < used.size(); ++i) function_rank[used[i]] = used_rank[i];
+  }
+  auto comm_of = [&](const Row& r) {
+    return comm_rank[r.comm < profile.comms.size() ? r.comm : profile.comms.size()];
+  };
+  auto dso_of = [&](uint32_t mapping) {  // no dso last
+    return mapping == kNone ? UINT64_MAX : dso_rank[mapping];
+  };
+  // A signed value in an unsigned word, order kept.
+  auto signed_word = [](int64_t v) { return static_cast<uint64_t>(v) ^ (uint64_t{1} << 63); };
+
+  struct SortEntry {
+    uint64_t weight, self;
+    uint64_t words[kMaxOrderWords];  // the keys' output order, then sym's collapse order
+    uint32_t row;
+  };
+  std::vector<SortEntry> entries(shown.size());
+  for (size_t n = 0; n < shown.size(); ++n) {
+    const uint32_t i = shown[n];
+    const Row& r = rows[i];
+    const Location& loc = profile.locations[r.location];
+    SortEntry& e = entries[n];
+    e.weight = children ? r.children : r.self;
+    e.self = r.self;
+    e.row = i;
+    size_t w = 0;
+    for (SortKey k : sort) {
+      switch (k) {
+        case SortKey::kComm: e.words[w++] = comm_of(r); break;
+        case SortKey::kPid: e.words[w++] = signed_word(r.tid); break;
+        case SortKey::kCpu: e.words[w++] = signed_word(r.cpu); break;
+        case SortKey::kDso: e.words[w++] = dso_of(loc.mapping); break;
+        case SortKey::kSym:
+          e.words[w++] = loc.function == kNone ? UINT64_MAX : function_rank[loc.function];
+          break;
+        case SortKey::kSrcline: e.words[w++] = srcline_rank[r.key.srcline]; break;
+      }
+    }
+    if (uses.sym) {
+      if (loc.function != kNone) {
+        e.words[w++] = dso_of(loc.mapping);
+        e.words[w++] = loc.dso_offset - loc.symbol_offset;  // the symbol's start
+      } else {
+        e.words[w++] = r.key.address;
+        e.words[w++] = 0;
+      }
+    }
+  }
+  const size_t words = sort.size() + (uses.sym ? 2 : 0);
+  std::sort(entries.begin(), entries.end(), [&](const SortEntry& a, const SortEntry& b) {
+    if (a.weight != b.weight) return a.weight > b.weight;
+    if (a.self != b.self) return a.self > b.self;
+    for (size_t w = 0; w < words; ++w)
+      if (a.words[w] != b.words[w]) return a.words[w] < b.words[w];
+    return rows[a.row].key.Tie() < rows[b.row].key.Tie();
+  });
+  std::vector<uint32_t> order(entries.size());
+  for (size_t i = 0; i < entries.size(); ++i) order[i] = entries[i].row;
+  if (children && call_graph) PutCallersFirst(rows, caller_order, &order);
+  return order;
 }
 
 void RenderEvent(const Profile& profile, const ReportOptions& options, uint32_t event,
@@ -355,113 +622,193 @@ void RenderEvent(const Profile& profile, const ReportOptions& options, uint32_t 
   const Uses uses = UsesOf(options.sort);
   const Srclines srclines = uses.srcline ? SrclinesOf(profile) : Srclines{};
 
-  // Samples summed by stack and the sample-side keys.
-  // Keyed by the stack alone (no sample-side key), the groups are found
-  // by a table indexed by stack, not hashed.
-  const bool by_stack_only = !uses.comm && !uses.tid && !uses.cpu;
+  // Samples summed by stack and the sample-side keys. The side keys are
+  // interned (the sums come a thread at a time: the last one is kept at
+  // hand); a group is then (side, stack): found by a table indexed by stack
+  // when there is one side, else hashed as one integer.
+  const bool one_side = !uses.comm && !uses.tid && !uses.cpu;
+  std::vector<SideKey> sides;
+  absl::flat_hash_map<SideKey, uint32_t> side_index;
   std::vector<Group> groups;
-  absl::flat_hash_map<GroupKey, uint32_t> group_index;
-  std::vector<uint32_t> group_of_stack(by_stack_only ? profile.stacks.size() : 0, kNone);
+  absl::flat_hash_map<uint64_t, uint32_t> group_index;
+  std::vector<uint32_t> group_of_stack(one_side ? profile.stacks.size() : 0, kNone);
+  if (one_side) sides.push_back(SideKey{});
+  groups.reserve(one_side ? std::min(profile.stacks.size(), profile.sample_sums.size())
+                          : profile.sample_sums.size());
+  SideKey last_side_key;
+  uint32_t last_side = kNone;
   uint64_t total = 0, samples = 0;
   for (const symbolize::SampleSum& s : profile.sample_sums) {
     if (s.event != event || s.stack == kNone) continue;
-    GroupKey g;
-    g.stack = s.stack;
     uint32_t index;
-    if (by_stack_only) {
+    if (one_side) {
       index = group_of_stack[s.stack];
       if (index == kNone) {
         index = group_of_stack[s.stack] = static_cast<uint32_t>(groups.size());
-        groups.push_back(Group{g, 0});
+        groups.push_back(Group{s.stack, 0, 0, s.tid});
       }
     } else {
-      if (uses.comm) g.comm = s.comm;
-      if (uses.tid) g.tid = s.tid;
-      if (uses.cpu) g.cpu = s.cpu;
-      auto [it, inserted] = group_index.try_emplace(g, static_cast<uint32_t>(groups.size()));
-      if (inserted) groups.push_back(Group{g, 0});
+      SideKey k;
+      if (uses.comm) k.comm = s.comm;
+      if (uses.tid) k.tid = s.tid;
+      if (uses.cpu) k.cpu = s.cpu;
+      if (last_side == kNone || !(k == last_side_key)) {
+        auto [it, inserted] = side_index.try_emplace(k, static_cast<uint32_t>(sides.size()));
+        if (inserted) sides.push_back(k);
+        last_side_key = k;
+        last_side = it->second;
+      }
+      auto [it, inserted] = group_index.try_emplace(uint64_t{last_side} << 32 | s.stack,
+                                                    static_cast<uint32_t>(groups.size()));
+      if (inserted) groups.push_back(Group{s.stack, last_side, 0, s.tid});
       index = it->second;
     }
     groups[index].period += s.period;
     total += s.period;
     samples += s.samples;
   }
+  group_index = {};
 
   // Rows: each group's leaf is its Self; in children mode every distinct
-  // key of its stack gets its Children (once per stack, at the leaf-most place).
-  // Without sample-side keys a row is a function of the location alone:
-  // each location's row is looked up once.
-  std::vector<Row> rows;
-  absl::flat_hash_map<RowKey, uint32_t> row_index;
-  std::vector<uint32_t> row_of_location(by_stack_only ? profile.locations.size() : 0, kNone);
-  auto row_of = [&](const GroupKey& g, uint32_t loc) -> Row& {
-    if (by_stack_only && row_of_location[loc] != kNone) return rows[row_of_location[loc]];
-    RowKey key = KeyOf(profile, uses, srclines, g, loc);
-    auto [it, inserted] = row_index.try_emplace(key, static_cast<uint32_t>(rows.size()));
-    if (by_stack_only) row_of_location[loc] = it->second;
-    if (inserted) {
-      Row r;
-      r.key = key;
-      r.location = loc;
-      r.comm = g.comm;
-      r.tid = g.tid;
-      r.cpu = g.cpu;
-      rows.push_back(std::move(r));
+  // key of its stack gets its Children (once per stack, at the leaf-most
+  // place). A row is (side, location part), the part being the row key
+  // without the sample-side keys, interned once per location. The groups
+  // are taken side by side (in file order within a side), so that within a
+  // side a part's row is found in an array, stamped with the side's turn.
+  // A resolved location's part is its function's when the key is sym
+  // (and dso: the function's own), found in an array; the others are hashed.
+  std::vector<uint32_t> part_of_location(profile.locations.size(), kNone);
+  const bool by_function = uses.sym && !uses.srcline;
+  std::vector<uint32_t> part_of_function(by_function ? profile.functions.size() : 0, kNone);
+  absl::flat_hash_map<RowKey, uint32_t> part_index;
+  std::vector<RowKey> part_keys;
+  std::vector<uint32_t> part_location, part_row, part_turn;
+  auto part_of = [&](uint32_t loc) {
+    uint32_t& part = part_of_location[loc];
+    if (part != kNone) return part;
+    const Location& l = profile.locations[loc];
+    const bool of_function = by_function && l.function != kNone &&
+                             (!uses.dso || l.mapping == profile.functions[l.function].mapping);
+    if (of_function && part_of_function[l.function] != kNone)
+      return part = part_of_function[l.function];
+    RowKey key = KeyOf(profile, uses, srclines, SideKey{}, loc);
+    uint32_t found = static_cast<uint32_t>(part_keys.size());
+    if (!of_function) found = part_index.try_emplace(key, found).first->second;
+    if (found == part_keys.size()) {
+      part_keys.push_back(key);
+      part_location.push_back(loc);
+      part_row.push_back(kNone);
+      part_turn.push_back(kNone);
     }
-    return rows[it->second];
+    if (of_function) part_of_function[l.function] = found;
+    return part = found;
   };
-  for (uint32_t gi = 0; gi < groups.size(); ++gi) {
-    const Group& group = groups[gi];
-    const uint32_t* begin = profile.stack_begin(group.key.stack);
-    const uint32_t* end = profile.stack_end(group.key.stack);
-    if (begin == end) continue;
-    Row& leaf = row_of(group.key, *begin);
-    leaf.self += group.period;
-    if (!children) {
-      if (call_graph) leaf.contributions.push_back({gi, 0});
-      continue;
+  std::vector<uint32_t> by_side(groups.size());
+  {
+    std::vector<uint32_t> starts(sides.size() + 1, 0);
+    for (const Group& g : groups) ++starts[g.side + 1];
+    for (size_t i = 1; i < starts.size(); ++i) starts[i] += starts[i - 1];
+    for (uint32_t gi = 0; gi < groups.size(); ++gi) by_side[starts[groups[gi].side]++] = gi;
+  }
+  std::vector<Row> rows;
+  uint32_t turn = kNone;
+  auto row_of = [&](const Group& g, uint32_t loc) -> Row& {
+    const uint32_t part = part_of(loc);
+    if (part_turn[part] != turn) {
+      part_turn[part] = turn;
+      part_row[part] = static_cast<uint32_t>(rows.size());
+      const SideKey& side = sides[g.side];
+      Row r;
+      r.key = part_keys[part];
+      r.key.comm = side.comm;
+      r.key.tid = side.tid;
+      r.key.cpu = side.cpu;
+      r.location = loc;
+      r.part = part;
+      r.side = g.side;
+      r.comm = side.comm;
+      r.tid = side.tid;
+      r.cpu = side.cpu;
+      rows.push_back(r);
     }
+    return rows[part_row[part]];
+  };
+  for (size_t i = 0; i < by_side.size(); ++i) {
+    const uint32_t gi = by_side[i];
+    const Group& group = groups[gi];
+    if (i == 0 || group.side != groups[by_side[i - 1]].side) ++turn;
+    const uint32_t* begin = profile.stack_begin(group.stack);
+    const uint32_t* end = profile.stack_end(group.stack);
+    if (begin == end) continue;
+    row_of(group, *begin).self += group.period;
+    if (!children) continue;
+    const uint32_t n = static_cast<uint32_t>(end - begin);
     for (const uint32_t* p = begin; p != end; ++p) {
-      Row& row = row_of(group.key, *p);
+      Row& row = row_of(group, *p);
       if (row.last_group == gi) continue;  // recursion: once per stack
+      if (row.last_group == kNone) row.first_tid = group.first_tid;
       row.last_group = gi;
       row.children += group.period;
-      if (call_graph) row.contributions.push_back({gi, static_cast<uint32_t>(p - begin)});
+      // The chain drawn under the row (see the call graphs below).
+      const uint32_t at = static_cast<uint32_t>(p - begin);
+      const uint32_t depth = at == 0 ? n : caller_order ? at + 1 : n - at;
+      row.max_depth = std::max(row.max_depth, depth);
     }
   }
-
-  size_t comm_width = 0;
-  if (uses.tid)
-    for (const Row& r : rows)
-      if (r.comm != kNone && r.comm < profile.comms.size())
-        comm_width = std::max(comm_width, profile.comms[r.comm].size());
-  for (Row& r : rows)
-    for (SortKey k : options.sort) r.cells.push_back(Cell(profile, srclines, k, r, comm_width));
+  by_side = {};
+  part_row = {};
+  part_turn = {};
 
   auto weight = [&](const Row& r) { return children ? r.children : r.self; };
-  // Sorted as small entries of what the order looks at (a Row is large,
-  // and going through it per comparison missed the caches): heaviest
-  // first, then the larger Self; ties (the many one-sample rows) by the
-  // row's key, numerically (a string comparison of the cells cost more
-  // than the rest of the sort).
-  struct SortEntry {
-    uint64_t weight, self;
-    RowKey key;
-    uint32_t row;
-  };
-  std::vector<SortEntry> entries;
-  entries.reserve(rows.size());
+  // Only the rows printed are ordered (--percent-limit).
+  std::vector<uint32_t> shown;
+  shown.reserve(rows.size());
   for (uint32_t i = 0; i < rows.size(); ++i) {
-    entries.push_back({weight(rows[i]), rows[i].self, rows[i].key, i});
+    const double percent = total == 0 ? 0 : 100.0 * static_cast<double>(weight(rows[i])) / total;
+    if (!(percent < options.percent_limit)) shown.push_back(i);
   }
-  std::sort(entries.begin(), entries.end(), [](const SortEntry& a, const SortEntry& b) {
-    if (a.weight != b.weight) return a.weight > b.weight;
-    if (a.self != b.self) return a.self > b.self;
-    return a.key.Tie() < b.key.Tie();
-  });
-  std::vector<uint32_t> order(entries.size());
-  for (size_t i = 0; i < entries.size(); ++i) order[i] = entries[i].row;
-  entries = {};
+  const std::vector<uint32_t> order =
+      RowOrder(profile, options.sort, srclines, rows, shown, children, call_graph, caller_order);
+  shown = {};
+
+  // Call graphs: the (group, position) of each row to draw, a row lighter
+  // than the threshold having no branch to draw. Found in a second walk of
+  // the groups (in file order), where only the frames of a part drawn look
+  // their row up.
+  const uint64_t min_hit =
+      static_cast<uint64_t>(static_cast<double>(total) * options.graph_threshold / 100.0);
+  std::vector<std::vector<Contribution>> contributions;
+  std::vector<uint32_t> drawn_index;  // per row: index into `contributions`, or kNone
+  if (call_graph) {
+    absl::flat_hash_map<uint64_t, uint32_t> drawn_row;  // (side, part) -> row
+    std::vector<bool> part_drawn(part_keys.size(), false);
+    drawn_index.assign(rows.size(), kNone);
+    for (uint32_t i : order) {
+      const Row& r = rows[i];
+      if (weight(r) < min_hit) continue;
+      drawn_index[i] = static_cast<uint32_t>(contributions.size());
+      contributions.emplace_back();
+      part_drawn[r.part] = true;
+      drawn_row.emplace(uint64_t{r.side} << 32 | r.part, i);
+    }
+    std::vector<uint32_t> last_group(contributions.size(), kNone);
+    for (uint32_t gi = 0; gi < groups.size() && !contributions.empty(); ++gi) {
+      const Group& group = groups[gi];
+      const uint32_t* begin = profile.stack_begin(group.stack);
+      const uint32_t size = profile.stacks[group.stack].size;
+      const uint32_t n = children ? size : std::min<uint32_t>(1, size);  // Self: the leaf
+      for (uint32_t at = 0; at < n; ++at) {
+        const uint32_t part = part_of_location[begin[at]];
+        if (!part_drawn[part]) continue;
+        auto it = drawn_row.find(uint64_t{group.side} << 32 | part);
+        if (it == drawn_row.end()) continue;
+        const uint32_t d = drawn_index[it->second];
+        if (last_group[d] == gi) continue;  // recursion: the leaf-most place
+        last_group[d] = gi;
+        contributions[d].push_back({gi, at});
+      }
+    }
+  }
 
   // Header, as perf prints it.
   const symbolize::Event& ev = profile.events[event];
@@ -472,10 +819,29 @@ void RenderEvent(const Profile& profile, const ReportOptions& options, uint32_t 
   if (children) columns = {{"Children", true}, {"Self", true}};
   else columns = {{"Overhead", true}};
   for (size_t c = 0; c < columns.size(); ++c) widths.push_back(8);
-  for (size_t k = 0; k < options.sort.size(); ++k) {
-    columns.push_back(ColumnOf(options.sort[k]));
+  size_t comm_width = 0;
+  if (uses.tid)
+    for (const SideKey& side : sides)
+      if (side.comm < profile.comms.size())
+        comm_width = std::max(comm_width, profile.comms[side.comm].size());
+  // A location key's cell is the same in every row of a part, a
+  // sample-side key's in every row of a side: each is measured once.
+  for (SortKey k : options.sort) {
+    columns.push_back(ColumnOf(k));
     size_t w = columns.back().header.size();
-    for (const Row& r : rows) w = std::max(w, r.cells[k].size());
+    const bool of_side = k == SortKey::kComm || k == SortKey::kPid || k == SortKey::kCpu;
+    Row r;
+    for (size_t i = 0; i < (of_side ? sides.size() : part_keys.size()); ++i) {
+      if (of_side) {
+        r.comm = sides[i].comm;
+        r.tid = sides[i].tid;
+        r.cpu = sides[i].cpu;
+      } else {
+        r.key = part_keys[i];
+        r.location = part_location[i];
+      }
+      w = std::max(w, CellWidth(profile, srclines, k, r, comm_width));
+    }
     widths.push_back(w);
   }
   std::string header = "#", dots = "#";
@@ -488,8 +854,6 @@ void RenderEvent(const Profile& profile, const ReportOptions& options, uint32_t 
   absl::StrAppend(out, header, "\n", dots, "\n#\n");
 
   const size_t value_columns = children ? 2 : 1;
-  const uint64_t min_hit =
-      static_cast<uint64_t>(static_cast<double>(total) * options.graph_threshold / 100.0);
   const bool skip_first = !options.sort.empty() && options.sort[0] == SortKey::kSym;
   struct PercentText {
     bool valid = false;
@@ -497,10 +861,9 @@ void RenderEvent(const Profile& profile, const ReportOptions& options, uint32_t 
     std::string text;
   };
   PercentText percent_text[2];  // the value columns' last
+  std::vector<uint32_t> class_of;  // FrameClasses, when a graph is drawn
   for (uint32_t index : order) {
     const Row& r = rows[index];
-    double percent = total == 0 ? 0 : 100.0 * static_cast<double>(weight(r)) / total;
-    if (percent < options.percent_limit) continue;
     // Written in place (one row per distinct key: a hundred thousand lines).
     out->push_back(' ');
     for (size_t c = 0; c < columns.size(); ++c) {
@@ -517,33 +880,31 @@ void RenderEvent(const Profile& profile, const ReportOptions& options, uint32_t 
         out->append(text.text);
         continue;
       }
-      const std::string& cell = r.cells[c - value_columns];
-      const size_t pad = cell.size() < widths[c] ? widths[c] - cell.size() : 0;
+      const SortKey k = options.sort[c - value_columns];
+      const size_t w = CellWidth(profile, srclines, k, r, comm_width);
+      const size_t pad = w < widths[c] ? widths[c] - w : 0;
       if (columns[c].right) out->append(pad, ' ');
-      out->append(cell);
+      AppendCell(profile, srclines, k, r, comm_width, out);
       if (!columns[c].right && c + 1 != columns.size()) out->append(pad, ' ');
     }
     out->push_back('\n');
-    // A row lighter than the threshold has no branch to draw.
-    if (!call_graph || r.contributions.empty() || weight(r) < min_hit) continue;
+    if (!call_graph || drawn_index[index] == kNone) continue;
 
     // The row's chains: in caller order root to leaf (for a Children row,
     // from the row's frame down to the leaf), in callee order leaf to root
     // (from the row's frame up).
+    if (class_of.empty()) class_of = FrameClasses(profile);
     CallTree tree;
-    std::vector<uint32_t> chain;
-    for (const Contribution& c : r.contributions) {
+    for (const Contribution& c : contributions[drawn_index[index]]) {
       const Group& g = groups[c.group];
-      const uint32_t* begin = profile.stack_begin(g.key.stack);
-      const uint32_t n = profile.stacks[g.key.stack].size;
-      chain.clear();
+      const uint32_t* begin = profile.stack_begin(g.stack);
+      const uint32_t n = profile.stacks[g.stack].size;
       if (caller_order) {
-        uint32_t from = c.position == 0 ? n - 1 : c.position;
-        for (uint32_t i = from + 1; i-- > 0;) chain.push_back(begin[i]);
+        const uint32_t from = c.position == 0 ? n - 1 : c.position;
+        tree.Add(begin + from, from + 1, -1, class_of, g.period);
       } else {
-        for (uint32_t i = c.position; i < n; ++i) chain.push_back(begin[i]);
+        tree.Add(begin + c.position, n - c.position, 1, class_of, g.period);
       }
-      tree.Add(profile, chain, g.period);
     }
     GraphPrinter(profile, tree, total, min_hit, out).Print(weight(r), skip_first);
   }

@@ -12,7 +12,8 @@
 // One section per event. Overhead is a row's share of its event's total
 // period (as perf: sum of sample periods, not a count of samples). Rows are
 // the distinct values of the sort keys (perf's names, in the order given:
-// the columns' order), largest first. With children (perf's default when the
+// the columns' order), largest first, rows of equal weight in perf's order
+// (report_table.cc's RowOrder). With children (perf's default when the
 // samples have call chains) a row's "Children" is the period of every sample
 // whose stack holds the row's key at least once, "Self" the period of those
 // whose leaf it is, and rows are ordered by Children. Call graphs (perf's

@@ -138,8 +138,8 @@ TEST(ReportTable, SrclineKeyIsFileAndLineOrFunctionAndOffset) {
   std::vector<std::string> rows = Rows(text);
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[0], "    50.00%  x.c:18");
-  EXPECT_EQ(rows[1], "    25.00%  b+12");
-  EXPECT_EQ(rows[2], "    25.00%  ??:0");
+  EXPECT_EQ(rows[1], "    25.00%  ??:0");  // ties as perf: ascending strings
+  EXPECT_EQ(rows[2], "    25.00%  b+12");
 }
 
 TEST(ReportTable, ParseSortKeysRefusesUnknownAndRepeatedKeys) {
@@ -304,6 +304,161 @@ TEST(ReportTable, UnresolvedKernelAndUnmappedAddressesAsPerf) {
   std::string text = RenderReportTable(t.profile(), NoChildren());
   EXPECT_THAT(text, HasSubstr("[unknown]      [k] 0x000000000000006c"));
   EXPECT_THAT(text, HasSubstr("[unknown]      [.] 0000000000000000"));
+}
+
+// ---- rows of equal weight: perf's order (sort.c's comparisons) -------------
+
+// The Overhead column cut off: the rest of each row.
+std::vector<std::string> Keys(const std::vector<std::string>& rows) {
+  std::vector<std::string> out;
+  for (const std::string& r : rows) {
+    size_t at = r.find('%');
+    size_t from = r.find_first_not_of(' ', at + 1);
+    out.push_back(r.substr(from));
+  }
+  return out;
+}
+
+// The case: equal symbols by name (strcmp: "_" before lower case),
+// named before unresolved, two unresolved by their address (the dso
+// offset, whatever the dso), one name in two dsos by the dso's name.
+TEST(ReportTable, TiedSymbolsComeByNameAsPerfs) {
+  TestProfile t;
+  uint32_t e = t.Event("cpu-clock");
+  uint32_t c = t.Comm("x");
+  uint32_t libc = t.Mapping("/usr/lib/libc.so.6", false, 0x7f0000);
+  uint32_t kernel = t.Mapping("[kernel.kallsyms]", true, 0xffff0000);
+  uint32_t zlib = t.Mapping("/usr/lib/zlib.so", false, 0x900000);
+  uint32_t alib = t.Mapping("/usr/lib/alib.so", false, 0xa00000);
+  // Interned in an order unlike the names'.
+  for (uint32_t l : {t.Unresolved(zlib, 0x900900), t.Frame("malloc", libc, 0x7f0100),
+                     t.Frame("ext4fs_dirhash", kernel, 0xffff0100),
+                     t.Frame("ext4_htree_store_dirent", kernel, 0xffff0200),
+                     t.Frame("__strcmp_evex", libc, 0x7f0200), t.Unresolved(alib, 0xa00100),
+                     t.Frame("__ext4_check_dir_entry", kernel, 0xffff0300),
+                     t.Frame("init", zlib, 0x900100), t.Frame("init", alib, 0xa00200)})
+    t.Sample(e, c, 1, {l});
+  t.Sample(e, c, 1, {t.Frame("malloc", libc, 0x7f0100)});
+  ReportOptions o = NoChildren();
+  o.sort = *ParseSortKeys("sym");
+  EXPECT_THAT(Keys(Rows(RenderReportTable(t.profile(), o))),
+              ::testing::ElementsAre("[.] malloc", "[k] __ext4_check_dir_entry",
+                                     "[.] __strcmp_evex", "[k] ext4_htree_store_dirent",
+                                     "[k] ext4fs_dirhash", "[.] init", "[.] init",
+                                     "[.] 0x0000000000000100", "[.] 0x0000000000000900"));
+  // The two "init" rows: alib.so's first (the dso's short name).
+  o.sort = *ParseSortKeys("sym,dso");
+  std::vector<std::string> keys = Keys(Rows(RenderReportTable(t.profile(), o)));
+  ASSERT_EQ(keys.size(), 9u);
+  EXPECT_THAT(keys[5], ::testing::StartsWith("[.] init "));
+  EXPECT_THAT(keys[5], HasSubstr("alib.so"));
+  EXPECT_THAT(keys[6], HasSubstr("zlib.so"));
+}
+
+// comm and dso ascending as strings, the samples under no map last; pid and
+// cpu ascending as numbers; each key in the order given.
+TEST(ReportTable, TiedRowsFollowEachSortKeyInTurn) {
+  TestProfile t;
+  uint32_t e = t.Event("cpu-clock");
+  uint32_t zsh = t.Comm("zsh"), bash = t.Comm("bash"), cc1 = t.Comm("cc1");
+  uint32_t libc = t.Mapping("/usr/lib/libc.so.6", false, 0x7f0000);
+  uint32_t kernel = t.Mapping("[kernel.kallsyms]", true, 0xffff0000);
+  uint32_t ld = t.Mapping("/usr/lib/ld.so", false, 0x600000);
+  uint32_t b = t.Frame("b", libc, 0x7f0100), a = t.Frame("a", ld, 0x600100);
+  uint32_t k = t.Frame("k", kernel, 0xffff0100), u = t.Unresolved(symbolize::kNone, 0x10);
+  t.Sample(e, zsh, 30, {b}, 1, 0, 3);
+  t.Sample(e, bash, 7, {k}, 1, 0, 1);
+  t.Sample(e, cc1, 12, {u}, 1, 0, 2);
+  t.Sample(e, bash, 7, {a}, 1, 0, 0);
+  ReportOptions o = NoChildren();
+  o.sort = *ParseSortKeys("comm");
+  EXPECT_THAT(Keys(Rows(RenderReportTable(t.profile(), o))),
+              ::testing::ElementsAre("bash", "cc1", "zsh"));
+  o.sort = *ParseSortKeys("dso");
+  EXPECT_THAT(Keys(Rows(RenderReportTable(t.profile(), o))),
+              ::testing::ElementsAre("[kernel.kallsyms]", "ld.so", "libc.so.6", "[unknown]"));
+  o.sort = *ParseSortKeys("pid");
+  EXPECT_THAT(Keys(Rows(RenderReportTable(t.profile(), o))),
+              ::testing::ElementsAre("7:bash", "12:cc1 ", "30:zsh "));
+  // sym before cpu: by name first (a, b, k, then the unresolved address).
+  o.sort = *ParseSortKeys("sym,cpu");
+  EXPECT_THAT(Keys(Rows(RenderReportTable(t.profile(), o))),
+              ::testing::ElementsAre("[.] a                     0", "[.] b                     3",
+                                     "[k] k                     1", "[.] 0x0000000000000010    2"));
+  o.sort = *ParseSortKeys("cpu,sym");
+  EXPECT_THAT(Keys(Rows(RenderReportTable(t.profile(), o))),
+              ::testing::ElementsAre("0  [.] a", "1  [k] k", "2  [.] 0x0000000000000010",
+                                     "3  [.] b"));
+}
+
+// In children mode: Children, then Self, then the keys.
+TEST(ReportTable, TiedChildrenRowsComeBySelfThenName) {
+  TestProfile t;
+  uint32_t e = t.Event("cpu-clock");
+  uint32_t c = t.Comm("x");
+  uint32_t m = t.Mapping("/bin/x");
+  uint32_t leaf = t.Frame("zeta", m, 0x400300), mid = t.Frame("beta", m, 0x400200);
+  uint32_t top = t.Frame("alpha", m, 0x400100), other = t.Frame("gamma", m, 0x400400);
+  t.Sample(e, c, 1, {leaf, mid, top});
+  t.Sample(e, c, 1, {other});
+  ReportOptions o;
+  o.children = true;
+  o.call_graph = false;
+  o.sort = *ParseSortKeys("sym");
+  EXPECT_THAT(Keys(Rows(RenderReportTable(t.profile(), o))),
+              ::testing::ElementsAre("50.00%  [.] gamma", "50.00%  [.] zeta", "0.00%  [.] alpha",
+                                     "0.00%  [.] beta"));
+}
+
+// With call graphs, perf puts a caller above its callee when their Children
+// tie (rows of one thread): the longer chain drawn under the row first in
+// caller order, the shorter in callee order; then Self, then the names.
+TEST(ReportTable, TiedChildrenPutTheCallerFirstWithCallGraphs) {
+  TestProfile t;
+  uint32_t e = t.Event("cpu-clock");
+  uint32_t c = t.Comm("x");
+  uint32_t m = t.Mapping("/bin/x");
+  uint32_t leaf = t.Frame("aleaf", m, 0x400300), mid = t.Frame("mid", m, 0x400200);
+  uint32_t root = t.Frame("zmain", m, 0x400100);
+  t.Sample(e, c, 1, {leaf, mid, root});
+  ReportOptions o;
+  o.children = true;
+  o.sort = *ParseSortKeys("sym");
+  auto names = [&](const ReportOptions& o) {
+    std::vector<std::string> out;
+    for (const std::string& k : Keys(Rows(RenderReportTable(t.profile(), o))))
+      out.push_back(k.substr(k.find('[')));
+    return out;
+  };
+  o.call_graph = false;
+  EXPECT_THAT(names(o), ::testing::ElementsAre("[.] aleaf", "[.] mid", "[.] zmain"));
+  o.call_graph = true;  // caller order: the leaf's chain is the whole stack, as the root's
+  EXPECT_THAT(names(o), ::testing::ElementsAre("[.] aleaf", "[.] zmain", "[.] mid"));
+  o.caller_order = false;
+  EXPECT_THAT(names(o), ::testing::ElementsAre("[.] zmain", "[.] mid", "[.] aleaf"));
+}
+
+// Branches of equal weight under a row: perf's order of a callchain node's
+// children, the greater symbol start first (one dso).
+TEST(ReportTable, TiedGraphBranchesComeAsPerfsCallchainOrder) {
+  TestProfile t;
+  uint32_t e = t.Event("cpu-clock");
+  uint32_t c = t.Comm("x");
+  uint32_t m = t.Mapping("/bin/x");
+  uint32_t leaf = t.Frame("leaf", m, 0x400010);
+  uint32_t low = t.Frame("low_caller", m, 0x400100), high = t.Frame("high_caller", m, 0x400200);
+  t.Sample(e, c, 1, {leaf, low});
+  t.Sample(e, c, 1, {leaf, high});
+  ReportOptions o;
+  o.children = false;
+  o.call_graph = true;
+  o.sort = *ParseSortKeys("sym");
+  EXPECT_THAT(RenderReportTable(t.profile(), o),
+              HasSubstr("   100.00%  [.] leaf\n"
+                        "            |          \n"
+                        "            |--50.00%--high_caller\n"
+                        "            |          \n"
+                        "             --50.00%--low_caller\n"));
 }
 
 }  // namespace
