@@ -196,13 +196,15 @@ class EventNameCache {
     std::string_view sample_opening; // a SAMPLE line up to misc's value
     Fragment* period;                // `"period":N` of its last SAMPLE (the period of
                                      // cpu-clock and of any -c capture never changes)
+    Fragment* time_high;             // `"time":H` of its last SAMPLE, H its time / 10^8
+                                     // (which changes every 0.1 s)
   };
   Texts Get(const EventInfo& event) {
     // Fibonacci hashing of the address: its top bits pick the slot.
     const uint64_t hash = (reinterpret_cast<uintptr_t>(&event) >> 3) * 0x9e3779b97f4a7c15ULL;
     Slot& slot = slots_[hash >> (64 - kSlotBits)];
     if (ABSL_PREDICT_FALSE(slot.event != &event || !SameText(slot.name, event.name))) Fill(event, &slot);
-    return {slot.json, slot.sample_opening, &slot.period};
+    return {slot.json, slot.sample_opening, &slot.period, &slot.time_high};
   }
 
  private:
@@ -213,6 +215,7 @@ class EventNameCache {
     std::string json;  // name as a JSON string
     std::string sample_opening;
     Fragment period;
+    Fragment time_high;
   };
   ABSL_ATTRIBUTE_NOINLINE static void Fill(const EventInfo& event, Slot* slot) {
     slot->event = &event;
@@ -220,6 +223,7 @@ class EventNameCache {
     slot->json.clear();
     slot->sample_opening.clear();
     slot->period.valid = false;
+    slot->time_high.valid = false;
     JsonBuffer buffer;
     {
       JsonOutput out(&slot->json);
@@ -328,8 +332,23 @@ PERFRING_JSON_FLATTEN bool WriteSampleLine(const uint8_t* bytes, uint32_t size,
     j.RawFragment(pid_tid.text, pid_tid.size);
   }
   if (t & PERF_SAMPLE_TIME) {
-    j.Key("time");
-    j.U64(s.time);
+    if (ABSL_PREDICT_TRUE(s.time >= JsonSink::kTenTo8)) {
+      // The digits above the last eight, with the key, copied; the last
+      // eight zero-padded: the same digits as U64(s.time).
+      const uint64_t high = s.time / JsonSink::kTenTo8;
+      Fragment& high_text = *texts.time_high;  // `"time":H`
+      if (ABSL_PREDICT_FALSE(!high_text.valid || high_text.value != high)) {
+        FillFragment(high, &high_text, [high](JsonSink& p) {
+          p.Key("time");
+          p.U64(high);
+        });
+      }
+      j.RawFragment(high_text.text, high_text.size);
+      j.LowDigits8(static_cast<uint32_t>(s.time - high * JsonSink::kTenTo8));
+    } else {
+      j.Key("time");
+      j.U64(s.time);
+    }
   }
   if (t & PERF_SAMPLE_ADDR) {
     j.Key("addr");
@@ -362,6 +381,17 @@ bool AppendSampleJsonLine(const uint8_t* bytes, uint32_t size, const EventInfo& 
                           std::string* out) {
   JsonOutput output(out);
   return WriteSampleLine(bytes, size, event, &output);
+}
+
+// Flattened: WriteSampleLine inlined here, where its output is known to be
+// a Direct range.
+PERFRING_JSON_FLATTEN SampleLine WriteSampleJsonLine(const uint8_t* bytes, uint32_t size,
+                                                     const EventInfo& event, char** pos, char* end) {
+  JsonOutput output = JsonOutput::Direct(*pos, end);
+  if (!WriteSampleLine(bytes, size, event, &output)) return SampleLine::kNotFixedSample;
+  if (output.overflowed) return SampleLine::kNoRoom;
+  *pos = output.pos;
+  return SampleLine::kWritten;
 }
 
 void AppendJsonLine(const Record& rec, const EventInfo* event, std::string* out) {

@@ -5,10 +5,16 @@
 namespace perfring {
 
 void TimeOrderedMerge::Push(uint64_t time, const RecordView& rec, uint32_t tag) {
-  const size_t offset = arena_.size();
-  arena_.insert(arena_.end(), rec.bytes, rec.bytes + rec.size);
-  // Record sizes are multiples of 8; pad anyway so every copy is 8-aligned.
-  if (rec.size % 8 != 0) arena_.resize(arena_.size() + 8 - rec.size % 8);
+  uintptr_t where;
+  if (in_place_) {
+    where = reinterpret_cast<uintptr_t>(rec.bytes);
+  } else {
+    where = arena_.size();
+    arena_.insert(arena_.end(), rec.bytes, rec.bytes + rec.size);
+    // Record sizes are multiples of 8; pad anyway so every copy is 8-aligned.
+    if (rec.size % 8 != 0) arena_.resize(arena_.size() + 8 - rec.size % 8);
+    live_bytes_ += rec.size;
+  }
   const size_t index = held_.size();
   // A time below the last pushed one starts a new run; runs_.back() ends at
   // index.
@@ -17,22 +23,23 @@ void TimeOrderedMerge::Push(uint64_t time, const RecordView& rec, uint32_t tag) 
   } else {
     ++runs_.back().end;
   }
-  held_.push_back(Held{time, offset, rec.size, tag});
+  held_.push_back(Held{time, where, rec.size, tag});
   ++live_;
-  live_bytes_ += rec.size;
+  ++pushes_;
   max_time_ = std::max(max_time_, time);
   pushed_any_ = true;
 }
 
 void TimeOrderedMerge::Compact() {
   if (live_ == 0) {
+    released_before_ = pushes_;
     held_.clear();
     runs_.clear();
     arena_.clear();
     return;
   }
   const bool entries = live_ * 2 <= held_.size();
-  const bool bytes = live_bytes_ * 2 <= arena_.size();
+  const bool bytes = !in_place_ && live_bytes_ * 2 <= arena_.size();
   if (!entries && !bytes) return;
   if (bytes) spare_arena_.clear();
   size_t out_run = 0;
@@ -46,9 +53,9 @@ void TimeOrderedMerge::Compact() {
       Held held = held_[i];
       if (bytes) {
         const size_t offset = spare_arena_.size();
-        spare_arena_.insert(spare_arena_.end(), arena_.begin() + held.offset,
-                            arena_.begin() + held.offset + (held.size + 7) / 8 * 8);
-        held.offset = offset;
+        spare_arena_.insert(spare_arena_.end(), arena_.begin() + held.where,
+                            arena_.begin() + held.where + (held.size + 7) / 8 * 8);
+        held.where = offset;
       }
       // out <= i: entries move only towards the front, in order.
       held_[entries ? out : i] = held;
