@@ -258,6 +258,15 @@ class JsonSink {
     Append(json.data(), json.size());
     need_comma_ = false;
   }
+  // RawKeys for text of at most kBytes read from a buffer of kBytes: copied
+  // whole in fixed-size moves (no call), as RawFragment.
+  template <size_t kBytes>
+  JSON_INLINE void RawKeysFragment(const char* text, size_t size) {
+    char* p = Reserve(kBytes);
+    std::memcpy(p, text, kBytes);
+    Commit(p + size);
+    need_comma_ = false;
+  }
 
   // Bytes as lower-case hex digits in a JSON string (no "0x").
   void HexBytes(ByteView bytes) {

@@ -182,6 +182,11 @@ void WriteCallchainCached(JsonSink& j, const U64Array& ips) {
   j.EndArray();
 }
 
+// A SAMPLE line's opening up to its ip's value (the event's name, misc,
+// cpumode, exact_ip): 128 bytes hold it for names of up to about 60 bytes.
+constexpr size_t kIpOpeningBytes = 128;
+using IpOpening = FragmentOf<kIpOpeningBytes>;
+
 // Event names as JSON strings, escaped once per event instead of once per
 // record: the renderings of the last events seen, in a few slots chosen by
 // the EventInfo's address. A slot is reused only if it holds the same
@@ -198,13 +203,15 @@ class EventNameCache {
                                      // cpu-clock and of any -c capture never changes)
     Fragment* time_high;             // `"time":H` of its last SAMPLE, H its time / 10^8
                                      // (which changes every 0.1 s)
+    IpOpening* ip_opening;           // a SAMPLE line with an ip up to the ip's value,
+                                     // for its last misc (value: misc + 1; 0: none yet)
   };
   Texts Get(const EventInfo& event) {
     // Fibonacci hashing of the address: its top bits pick the slot.
     const uint64_t hash = (reinterpret_cast<uintptr_t>(&event) >> 3) * 0x9e3779b97f4a7c15ULL;
     Slot& slot = slots_[hash >> (64 - kSlotBits)];
     if (ABSL_PREDICT_FALSE(slot.event != &event || !SameText(slot.name, event.name))) Fill(event, &slot);
-    return {slot.json, slot.sample_opening, &slot.period, &slot.time_high};
+    return {slot.json, slot.sample_opening, &slot.period, &slot.time_high, &slot.ip_opening};
   }
 
  private:
@@ -216,6 +223,7 @@ class EventNameCache {
     std::string sample_opening;
     Fragment period;
     Fragment time_high;
+    IpOpening ip_opening;
   };
   ABSL_ATTRIBUTE_NOINLINE static void Fill(const EventInfo& event, Slot* slot) {
     slot->event = &event;
@@ -224,6 +232,7 @@ class EventNameCache {
     slot->sample_opening.clear();
     slot->period.valid = false;
     slot->time_high.valid = false;
+    slot->ip_opening.value = 0;
     JsonBuffer buffer;
     {
       JsonOutput out(&slot->json);
@@ -320,12 +329,33 @@ PERFRING_JSON_FLATTEN bool WriteSampleLine(const uint8_t* bytes, uint32_t size,
   JsonBuffer buffer;  // not initialized: only the bytes written are read
   JsonSink j(out, &buffer);
   const EventNameCache::Texts texts = EventNames().Get(event);
-  j.RawKeys(texts.sample_opening);  // {"type":"SAMPLE","event":…,"misc":
-  j.U64(misc);
-  WriteSampleMisc(j, misc);
+  // With an ip: the line up to its value, rendered once per misc value.
+  IpOpening* ip_opening = nullptr;
   if (t & PERF_SAMPLE_IP) {
-    j.Key("ip");
+    ip_opening = texts.ip_opening;
+    if (ABSL_PREDICT_FALSE(ip_opening->value != misc + 1u)) {
+      const std::string_view sample_opening = texts.sample_opening;
+      FillFragment(misc + 1u, ip_opening, [sample_opening, misc](JsonSink& o) {
+        o.RawKeys(sample_opening);
+        o.U64(misc);
+        WriteSampleMisc(o, misc);
+        o.Key("ip");
+      });
+    }
+    if (ABSL_PREDICT_FALSE(!ip_opening->valid)) ip_opening = nullptr;  // a name too long for it
+  }
+  if (ABSL_PREDICT_TRUE(ip_opening != nullptr)) {
+    // {"type":"SAMPLE","event":…,"misc":M,"cpumode":…,"ip":
+    j.RawKeysFragment<kIpOpeningBytes>(ip_opening->text, ip_opening->size);
     j.Hex(s.ip);
+  } else {
+    j.RawKeys(texts.sample_opening);  // {"type":"SAMPLE","event":…,"misc":
+    j.U64(misc);
+    WriteSampleMisc(j, misc);
+    if (t & PERF_SAMPLE_IP) {
+      j.Key("ip");
+      j.Hex(s.ip);
+    }
   }
   if (t & PERF_SAMPLE_TID) {
     const Fragment& pid_tid = PidTids().Get(s.pid, s.tid);  // `"pid":P,"tid":T`

@@ -4,30 +4,13 @@
 
 namespace perfring {
 
-void TimeOrderedMerge::Push(uint64_t time, const RecordView& rec, uint32_t tag) {
-  uintptr_t where;
-  if (in_place_) {
-    where = reinterpret_cast<uintptr_t>(rec.bytes);
-  } else {
-    where = arena_.size();
-    arena_.insert(arena_.end(), rec.bytes, rec.bytes + rec.size);
-    // Record sizes are multiples of 8; pad anyway so every copy is 8-aligned.
-    if (rec.size % 8 != 0) arena_.resize(arena_.size() + 8 - rec.size % 8);
-    live_bytes_ += rec.size;
-  }
-  const size_t index = held_.size();
-  // A time below the last pushed one starts a new run; runs_.back() ends at
-  // index.
-  if (runs_.empty() || time < held_.back().time) {
-    runs_.push_back(Run{index, index + 1});
-  } else {
-    ++runs_.back().end;
-  }
-  held_.push_back(Held{time, where, rec.size, tag});
-  ++live_;
-  ++pushes_;
-  max_time_ = std::max(max_time_, time);
-  pushed_any_ = true;
+size_t TimeOrderedMerge::CopyIn(const RecordView& rec) {
+  const size_t offset = arena_.size();
+  arena_.insert(arena_.end(), rec.bytes, rec.bytes + rec.size);
+  // Record sizes are multiples of 8; pad anyway so every copy is 8-aligned.
+  if (rec.size % 8 != 0) arena_.resize(arena_.size() + 8 - rec.size % 8);
+  live_bytes_ += rec.size;
+  return offset;
 }
 
 void TimeOrderedMerge::Compact() {

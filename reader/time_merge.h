@@ -85,6 +85,8 @@ class TimeOrderedMerge {
     size_t end;
   };
 
+  // Copies `rec` into arena_ (8-aligned); its offset there.
+  size_t CopyIn(const RecordView& rec);
   const uint8_t* BytesOf(const Held& held) const {
     return in_place_ ? reinterpret_cast<const uint8_t*>(held.where) : arena_.data() + held.where;
   }
@@ -127,6 +129,23 @@ class TimeOrderedMerge {
   uint64_t release_limit_ = 0;  // max_time_ at the end of the last round
   bool have_release_limit_ = false;
 };
+
+inline void TimeOrderedMerge::Push(uint64_t time, const RecordView& rec, uint32_t tag) {
+  const uintptr_t where = in_place_ ? reinterpret_cast<uintptr_t>(rec.bytes) : CopyIn(rec);
+  const size_t index = held_.size();
+  // A time below the last pushed one starts a new run; runs_.back() ends at
+  // index.
+  if (runs_.empty() || time < held_.back().time) {
+    runs_.push_back(Run{index, index + 1});
+  } else {
+    ++runs_.back().end;
+  }
+  held_.push_back(Held{time, where, rec.size, tag});
+  ++live_;
+  ++pushes_;
+  max_time_ = std::max(max_time_, time);
+  pushed_any_ = true;
+}
 
 inline void TimeOrderedMerge::SiftDown(size_t i, size_t n) {
   const uint32_t top = heap_[i];

@@ -21,10 +21,6 @@ JsonLinesSink::~JsonLinesSink() { Flush().IgnoreError(); }
 
 absl::Status JsonLinesSink::Begin(const EventTable&) { return absl::OkStatus(); }
 
-absl::Status JsonLinesSink::Write(const RecordView& rec, const EventInfo* event) {
-  return Append(rec.bytes, rec.size, event);
-}
-
 absl::Status JsonLinesSink::WriteAuxInfo(absl::Span<const uint8_t> record) {
   if (record.size() > UINT32_MAX) return absl::InvalidArgumentError("AUXTRACE_INFO record too large");
   return Append(record.data(), static_cast<uint32_t>(record.size()), nullptr);

@@ -46,7 +46,9 @@ class JsonLinesSink final : public RecordSink {
   ~JsonLinesSink() override;
 
   absl::Status Begin(const EventTable& events) override;
-  absl::Status Write(const RecordView& rec, const EventInfo* event) override;
+  absl::Status Write(const RecordView& rec, const EventInfo* event) override {
+    return Append(rec.bytes, rec.size, event);
+  }
   absl::Status WriteAuxInfo(absl::Span<const uint8_t> record) override;
   absl::Status WriteAux(const aux::AuxtraceChunk& chunk,
                         absl::Span<const absl::Span<const uint8_t>> pieces) override;

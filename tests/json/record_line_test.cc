@@ -176,6 +176,7 @@ TEST_F(SampleJsonLineTest, EveryFixedFieldAndCallchainLayoutRendersAsTheDecodedR
 }
 
 // The renderer keeps the text of recent (pid, tid) pairs, of each event's
+// line up to the ip for its last misc (if its name is short enough), its
 // last period and time's digits above the last eight, and of recent
 // callchain addresses: values that repeat, come back after others took
 // their slots, or change by one (times across 10^8 and its multiples)
@@ -186,6 +187,10 @@ TEST_F(SampleJsonLineTest, RepeatedAndChangingPidsTidsPeriodsAndAddressesRenderA
   const EventInfo first = Event(t);
   EventInfo second = Event(t);
   second.name = "task-clock";
+  EventInfo long_name = Event(t);  // too long for the cached opening up to "ip"
+  long_name.name = "sched:" + std::string(120, 'n');
+  const uint16_t miscs[] = {PERF_RECORD_MISC_USER, PERF_RECORD_MISC_KERNEL,
+                            PERF_RECORD_MISC_USER | PERF_RECORD_MISC_EXACT_IP, 0xffff};
   const uint32_t pids[] = {0, 1, 5, 17211, 17270, 99999, 4194304, ~0u, 2147483647u, 2147483648u};
   const uint64_t periods[] = {100000, 100000, 100001, 1, 0, ~uint64_t{0}, 9999999999ULL};
   const uint64_t times[] = {0, 7, 99999999, 100000000, 100000001, 199999999, 200000000,
@@ -197,8 +202,8 @@ TEST_F(SampleJsonLineTest, RepeatedAndChangingPidsTidsPeriodsAndAddressesRenderA
     const uint32_t pid = pids[(x >> 33) % 10];
     const uint32_t tid = (x >> 40) % 3 == 0 ? pid : pids[(x >> 45) % 10];
     const uint64_t period = periods[(x >> 50) % 7];
-    const EventInfo& event = (x >> 60) % 2 == 0 ? first : second;
-    RecordBuilder b(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+    const EventInfo& event = (x >> 60) % 3 == 0 ? first : (x >> 60) % 3 == 1 ? second : long_name;
+    RecordBuilder b(PERF_RECORD_SAMPLE, miscs[(x >> 30) % 4]);
     // A time from the list, or one walking up by about 10^7 a sample.
     const uint64_t time = (x >> 55) % 4 == 0 ? times[(x >> 36) % 14] : 12755000000000ULL + 9999991ULL * i;
     b.U64(0x401000 + i).U32(pid).U32(tid).U64(time).U32(i % 2).U32(0).U64(period);
