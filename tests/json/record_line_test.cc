@@ -256,6 +256,17 @@ TEST_F(SampleJsonLineTest, InPlaceSaysWhenTheLineMayNotFitAndWhenItIsDeclined) {
   EXPECT_EQ(InPlace(std::vector<uint8_t>(bytes.begin(), bytes.begin() + 16), event), "declined");
 }
 
+// Every value from PERF_CONTEXT_MAX up in a callchain: the markers by
+// name, the others as addresses, as the decoder's way renders them.
+TEST_F(SampleJsonLineTest, EveryValueAboveContextMaxRendersAsTheDecodedRecord) {
+  const uint64_t t = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN;
+  const EventInfo event = Event(t);
+  for (uint64_t v = PERF_CONTEXT_MAX - 1; v != 0; ++v) {
+    const std::vector<uint8_t> bytes = Sample(t, PERF_RECORD_MISC_USER, 1, 1, {v, 0x401000, v});
+    ASSERT_EQ(InPlace(bytes, event), "before\n" + Decoded(bytes, event)) << std::hex << v;
+  }
+}
+
 TEST_F(SampleJsonLineTest, TrailingBytesAfterTheFieldsAreIgnoredAsTheDecoderDoes) {
   const uint64_t t = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN;
   const EventInfo event = Event(t);
