@@ -182,6 +182,11 @@ void WriteCallchainCached(JsonSink& j, const U64Array& ips) {
   j.EndArray();
 }
 
+// A SAMPLE line's opening up to its ip's value (the event's name, misc,
+// cpumode, exact_ip): 128 bytes hold it for names of up to about 60 bytes.
+constexpr size_t kIpOpeningBytes = 128;
+using IpOpening = FragmentOf<kIpOpeningBytes>;
+
 // Event names as JSON strings, escaped once per event instead of once per
 // record: the renderings of the last events seen, in a few slots chosen by
 // the EventInfo's address. A slot is reused only if it holds the same
@@ -196,13 +201,17 @@ class EventNameCache {
     std::string_view sample_opening; // a SAMPLE line up to misc's value
     Fragment* period;                // `"period":N` of its last SAMPLE (the period of
                                      // cpu-clock and of any -c capture never changes)
+    Fragment* time_high;             // `"time":H` of its last SAMPLE, H its time / 10^8
+                                     // (which changes every 0.1 s)
+    IpOpening* ip_opening;           // a SAMPLE line with an ip up to the ip's value,
+                                     // for its last misc (value: misc + 1; 0: none yet)
   };
   Texts Get(const EventInfo& event) {
     // Fibonacci hashing of the address: its top bits pick the slot.
     const uint64_t hash = (reinterpret_cast<uintptr_t>(&event) >> 3) * 0x9e3779b97f4a7c15ULL;
     Slot& slot = slots_[hash >> (64 - kSlotBits)];
     if (ABSL_PREDICT_FALSE(slot.event != &event || !SameText(slot.name, event.name))) Fill(event, &slot);
-    return {slot.json, slot.sample_opening, &slot.period};
+    return {slot.json, slot.sample_opening, &slot.period, &slot.time_high, &slot.ip_opening};
   }
 
  private:
@@ -213,6 +222,8 @@ class EventNameCache {
     std::string json;  // name as a JSON string
     std::string sample_opening;
     Fragment period;
+    Fragment time_high;
+    IpOpening ip_opening;
   };
   ABSL_ATTRIBUTE_NOINLINE static void Fill(const EventInfo& event, Slot* slot) {
     slot->event = &event;
@@ -220,6 +231,8 @@ class EventNameCache {
     slot->json.clear();
     slot->sample_opening.clear();
     slot->period.valid = false;
+    slot->time_high.valid = false;
+    slot->ip_opening.value = 0;
     JsonBuffer buffer;
     {
       JsonOutput out(&slot->json);
@@ -316,20 +329,56 @@ PERFRING_JSON_FLATTEN bool WriteSampleLine(const uint8_t* bytes, uint32_t size,
   JsonBuffer buffer;  // not initialized: only the bytes written are read
   JsonSink j(out, &buffer);
   const EventNameCache::Texts texts = EventNames().Get(event);
-  j.RawKeys(texts.sample_opening);  // {"type":"SAMPLE","event":…,"misc":
-  j.U64(misc);
-  WriteSampleMisc(j, misc);
+  // With an ip: the line up to its value, rendered once per misc value.
+  IpOpening* ip_opening = nullptr;
   if (t & PERF_SAMPLE_IP) {
-    j.Key("ip");
+    ip_opening = texts.ip_opening;
+    if (ABSL_PREDICT_FALSE(ip_opening->value != misc + 1u)) {
+      const std::string_view sample_opening = texts.sample_opening;
+      FillFragment(misc + 1u, ip_opening, [sample_opening, misc](JsonSink& o) {
+        o.RawKeys(sample_opening);
+        o.U64(misc);
+        WriteSampleMisc(o, misc);
+        o.Key("ip");
+      });
+    }
+    if (ABSL_PREDICT_FALSE(!ip_opening->valid)) ip_opening = nullptr;  // a name too long for it
+  }
+  if (ABSL_PREDICT_TRUE(ip_opening != nullptr)) {
+    // {"type":"SAMPLE","event":…,"misc":M,"cpumode":…,"ip":
+    j.RawKeysFragment<kIpOpeningBytes>(ip_opening->text, ip_opening->size);
     j.Hex(s.ip);
+  } else {
+    j.RawKeys(texts.sample_opening);  // {"type":"SAMPLE","event":…,"misc":
+    j.U64(misc);
+    WriteSampleMisc(j, misc);
+    if (t & PERF_SAMPLE_IP) {
+      j.Key("ip");
+      j.Hex(s.ip);
+    }
   }
   if (t & PERF_SAMPLE_TID) {
     const Fragment& pid_tid = PidTids().Get(s.pid, s.tid);  // `"pid":P,"tid":T`
     j.RawFragment(pid_tid.text, pid_tid.size);
   }
   if (t & PERF_SAMPLE_TIME) {
-    j.Key("time");
-    j.U64(s.time);
+    if (ABSL_PREDICT_TRUE(s.time >= JsonSink::kTenTo8)) {
+      // The digits above the last eight, with the key, copied; the last
+      // eight zero-padded: the same digits as U64(s.time).
+      const uint64_t high = s.time / JsonSink::kTenTo8;
+      Fragment& high_text = *texts.time_high;  // `"time":H`
+      if (ABSL_PREDICT_FALSE(!high_text.valid || high_text.value != high)) {
+        FillFragment(high, &high_text, [high](JsonSink& p) {
+          p.Key("time");
+          p.U64(high);
+        });
+      }
+      j.RawFragment(high_text.text, high_text.size);
+      j.LowDigits8(static_cast<uint32_t>(s.time - high * JsonSink::kTenTo8));
+    } else {
+      j.Key("time");
+      j.U64(s.time);
+    }
   }
   if (t & PERF_SAMPLE_ADDR) {
     j.Key("addr");
@@ -362,6 +411,17 @@ bool AppendSampleJsonLine(const uint8_t* bytes, uint32_t size, const EventInfo& 
                           std::string* out) {
   JsonOutput output(out);
   return WriteSampleLine(bytes, size, event, &output);
+}
+
+// Flattened: WriteSampleLine inlined here, where its output is known to be
+// a Direct range.
+PERFRING_JSON_FLATTEN SampleLine WriteSampleJsonLine(const uint8_t* bytes, uint32_t size,
+                                                     const EventInfo& event, char** pos, char* end) {
+  JsonOutput output = JsonOutput::Direct(*pos, end);
+  if (!WriteSampleLine(bytes, size, event, &output)) return SampleLine::kNotFixedSample;
+  if (output.overflowed) return SampleLine::kNoRoom;
+  *pos = output.pos;
+  return SampleLine::kWritten;
 }
 
 void AppendJsonLine(const Record& rec, const EventInfo* event, std::string* out) {

@@ -87,6 +87,18 @@ char* AppendJsonLine(const Record& rec, const EventInfo* event, char* begin, cha
 bool AppendSampleJsonLine(const uint8_t* bytes, uint32_t size, const EventInfo& event,
                           std::string* out);
 
+// AppendSampleJsonLine written straight into a caller's buffer at *pos
+// (before `end`), without the copy through a scratch buffer: the output of
+// `record --json`. kWritten: the line is at the old *pos, *pos is its end;
+// kNotFixedSample: AppendSampleJsonLine would decline the record (nothing
+// written); kNoRoom: the line may not fit (the bytes from *pos on are
+// unspecified, *pos unchanged): flush the buffer and try again. Whether a
+// line fits is judged with margin: leave JsonBuffer's 4 KiB beyond the
+// longest line expected.
+enum class SampleLine { kWritten, kNotFixedSample, kNoRoom };
+SampleLine WriteSampleJsonLine(const uint8_t* bytes, uint32_t size, const EventInfo& event,
+                               char** pos, char* end);
+
 // Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlongs, no
 // surrogates, nothing above U+10FFFF; p < end), or 0 if there is none.
 size_t Utf8SequenceLength(const uint8_t* p, const uint8_t* end);

@@ -4,35 +4,25 @@
 
 namespace perfring {
 
-void TimeOrderedMerge::Push(uint64_t time, const RecordView& rec, uint32_t tag) {
+size_t TimeOrderedMerge::CopyIn(const RecordView& rec) {
   const size_t offset = arena_.size();
   arena_.insert(arena_.end(), rec.bytes, rec.bytes + rec.size);
   // Record sizes are multiples of 8; pad anyway so every copy is 8-aligned.
   if (rec.size % 8 != 0) arena_.resize(arena_.size() + 8 - rec.size % 8);
-  const size_t index = held_.size();
-  // A time below the last pushed one starts a new run; runs_.back() ends at
-  // index.
-  if (runs_.empty() || time < held_.back().time) {
-    runs_.push_back(Run{index, index + 1});
-  } else {
-    ++runs_.back().end;
-  }
-  held_.push_back(Held{time, offset, rec.size, tag});
-  ++live_;
   live_bytes_ += rec.size;
-  max_time_ = std::max(max_time_, time);
-  pushed_any_ = true;
+  return offset;
 }
 
 void TimeOrderedMerge::Compact() {
   if (live_ == 0) {
+    released_before_ = pushes_;
     held_.clear();
     runs_.clear();
     arena_.clear();
     return;
   }
   const bool entries = live_ * 2 <= held_.size();
-  const bool bytes = live_bytes_ * 2 <= arena_.size();
+  const bool bytes = !in_place_ && live_bytes_ * 2 <= arena_.size();
   if (!entries && !bytes) return;
   if (bytes) spare_arena_.clear();
   size_t out_run = 0;
@@ -46,9 +36,9 @@ void TimeOrderedMerge::Compact() {
       Held held = held_[i];
       if (bytes) {
         const size_t offset = spare_arena_.size();
-        spare_arena_.insert(spare_arena_.end(), arena_.begin() + held.offset,
-                            arena_.begin() + held.offset + (held.size + 7) / 8 * 8);
-        held.offset = offset;
+        spare_arena_.insert(spare_arena_.end(), arena_.begin() + held.where,
+                            arena_.begin() + held.where + (held.size + 7) / 8 * 8);
+        held.where = offset;
       }
       // out <= i: entries move only towards the front, in order.
       held_[entries ? out : i] = held;

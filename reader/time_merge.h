@@ -1,6 +1,7 @@
 #ifndef PERFRING_READER_TIME_MERGE_H_
 #define PERFRING_READER_TIME_MERGE_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -26,16 +27,25 @@ namespace perfring {
 // by (time, arrival), whatever the input (a ring out of order, times of 0,
 // one ring or many): a run out of order only starts a new run.
 //
-// The merge copies what it holds into an arena that it reuses: in steady
-// state it allocates nothing per record beyond amortized vector growth.
-// Views handed to fn are valid until fn returns. Each record may carry a
+// What it holds: by default a copy of each record, in an arena that it
+// reuses (in steady state it allocates nothing per record beyond amortized
+// vector growth). Built with Holding::kInPlace, the records themselves, by
+// reference, without a copy: the caller keeps each record's bytes until it
+// is released, which it can tell from released_before() (the round rule
+// releases a record at the latest at the EndRound after the one that ended
+// its round, or at Finish). Views handed to fn are valid until fn returns
+// (kInPlace: they are the caller's bytes). Each record may carry a
 // caller's 32-bit tag (e.g. the index of the event it resolved to, so that
 // it is not resolved again on release): fn is called as fn(view, tag) when
 // it takes two arguments, fn(view) otherwise. Not thread-safe.
 class TimeOrderedMerge {
  public:
-  // Copies `rec` (rec.size bytes, a multiple of 8 and at least 8), with
-  // `tag`, handed back with it on release.
+  enum class Holding { kCopies, kInPlace };
+  explicit TimeOrderedMerge(Holding holding = Holding::kCopies) : in_place_(holding == Holding::kInPlace) {}
+
+  // Holds `rec` (rec.size bytes, a multiple of 8 and at least 8), with
+  // `tag`, handed back with it on release: a copy of it, or (kInPlace) its
+  // bytes, which must stay valid until it is released.
   void Push(uint64_t time, const RecordView& rec, uint32_t tag = 0);
 
   // Ends a round: releases to fn(const RecordView&) what the round rule
@@ -49,13 +59,21 @@ class TimeOrderedMerge {
 
   // Records held.
   size_t pending() const { return live_; }
+  // Records pushed so far (the first is number 0).
+  uint64_t pushes() const { return pushes_; }
+  // Every record among the first released_before() pushed has been
+  // released (later ones may have been too): those a round's EndRound may
+  // release are all released by it, so this moves at each EndRound (to the
+  // pushes before the round that ended before it) and at Finish (to
+  // pushes()).
+  uint64_t released_before() const { return released_before_; }
 
  private:
   // A pushed record. Its index in held_ is its arrival order: held_ stays in
   // arrival order (Compact keeps it), so indices break ties in time.
   struct Held {
     uint64_t time;
-    size_t offset;  // in arena_
+    uintptr_t where;  // the offset of the copy in arena_, or (in_place_) the record's address
     uint32_t size;
     uint32_t tag;   // the caller's (in what would be padding: 24 bytes either way)
   };
@@ -66,6 +84,12 @@ class TimeOrderedMerge {
     size_t next;
     size_t end;
   };
+
+  // Copies `rec` into arena_ (8-aligned); its offset there.
+  size_t CopyIn(const RecordView& rec);
+  const uint8_t* BytesOf(const Held& held) const {
+    return in_place_ ? reinterpret_cast<const uint8_t*>(held.where) : arena_.data() + held.where;
+  }
 
   // Whether run a's front comes after run b's: the heap_ order, whose top is
   // the earliest (time, arrival) front.
@@ -89,18 +113,39 @@ class TimeOrderedMerge {
   // How many records ahead of its front a run's bytes are prefetched.
   static constexpr size_t kPrefetchAhead = 4;
 
+  const bool in_place_;
   std::vector<Held> held_;
   std::vector<Run> runs_;
   std::vector<uint32_t> heap_;  // runs whose front may be released, reused
   std::vector<uint8_t> arena_;
   std::vector<uint8_t> spare_arena_;  // target of Compact, reused
   size_t live_ = 0;                   // records held
-  size_t live_bytes_ = 0;             // their bytes
+  size_t live_bytes_ = 0;             // their bytes in arena_ (not in_place_)
+  uint64_t pushes_ = 0;
+  uint64_t pushes_at_limit_ = 0;  // pushes_ when release_limit_ was set
+  uint64_t released_before_ = 0;
   uint64_t max_time_ = 0;  // largest time pushed so far
   bool pushed_any_ = false;
   uint64_t release_limit_ = 0;  // max_time_ at the end of the last round
   bool have_release_limit_ = false;
 };
+
+inline void TimeOrderedMerge::Push(uint64_t time, const RecordView& rec, uint32_t tag) {
+  const uintptr_t where = in_place_ ? reinterpret_cast<uintptr_t>(rec.bytes) : CopyIn(rec);
+  const size_t index = held_.size();
+  // A time below the last pushed one starts a new run; runs_.back() ends at
+  // index.
+  if (runs_.empty() || time < held_.back().time) {
+    runs_.push_back(Run{index, index + 1});
+  } else {
+    ++runs_.back().end;
+  }
+  held_.push_back(Held{time, where, rec.size, tag});
+  ++live_;
+  ++pushes_;
+  max_time_ = std::max(max_time_, time);
+  pushed_any_ = true;
+}
 
 inline void TimeOrderedMerge::SiftDown(size_t i, size_t n) {
   const uint32_t top = heap_[i];
@@ -132,17 +177,17 @@ size_t TimeOrderedMerge::ReleaseUpTo(uint64_t limit, Fn&& fn) {
     Run& run = runs_[heap_[0]];
     const Held& held = held_[run.next];
     if constexpr (std::is_invocable_v<Fn&, const RecordView&, uint32_t>) {
-      fn(MakeRecordView(arena_.data() + held.offset, held.size), held.tag);
+      fn(MakeRecordView(BytesOf(held), held.size), held.tag);
     } else {
-      fn(MakeRecordView(arena_.data() + held.offset, held.size));
+      fn(MakeRecordView(BytesOf(held), held.size));
     }
-    live_bytes_ -= held.size;
+    if (!in_place_) live_bytes_ -= held.size;
     ++released;
     ++run.next;
-    // The run's records a few ahead: its bytes are in arrival order in the
-    // arena, the runs interleave in the merged order.
+    // The run's records a few ahead: its bytes are in arrival order (in the
+    // arena, or the caller's), the runs interleave in the merged order.
     if (run.next + kPrefetchAhead < run.end) {
-      __builtin_prefetch(arena_.data() + held_[run.next + kPrefetchAhead].offset);
+      __builtin_prefetch(BytesOf(held_[run.next + kPrefetchAhead]));
     }
     if (run.next == run.end || held_[run.next].time > limit) {
       // This run has nothing more to release: out of the heap.
@@ -159,10 +204,15 @@ size_t TimeOrderedMerge::ReleaseUpTo(uint64_t limit, Fn&& fn) {
 template <typename Fn>
 size_t TimeOrderedMerge::EndRound(Fn&& fn) {
   size_t released = 0;
-  if (have_release_limit_) released = ReleaseUpTo(release_limit_, fn);
+  if (have_release_limit_) {
+    released = ReleaseUpTo(release_limit_, fn);
+    // Every record pushed when the limit was set has a time <= it.
+    released_before_ = std::max(released_before_, pushes_at_limit_);
+  }
   if (pushed_any_) {
     release_limit_ = max_time_;
     have_release_limit_ = true;
+    pushes_at_limit_ = pushes_;
   }
   return released;
 }
@@ -170,6 +220,7 @@ size_t TimeOrderedMerge::EndRound(Fn&& fn) {
 template <typename Fn>
 size_t TimeOrderedMerge::Finish(Fn&& fn) {
   const size_t released = ReleaseUpTo(UINT64_MAX, fn);
+  released_before_ = pushes_;
   have_release_limit_ = false;
   pushed_any_ = false;
   max_time_ = 0;

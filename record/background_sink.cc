@@ -141,8 +141,11 @@ void BackgroundSink::Run() {
       failed = !failure_.ok();
     }
     // After a failure the batches are only taken off the queue.
+    const uint64_t begin_push = merge_.pushes();
     absl::Status status = failed ? absl::OkStatus() : RenderBatch(*batch);
     const uint64_t bytes = inner_->BytesWritten();
+    // Past the spares: freed to the allocator (outside the lock).
+    std::vector<std::unique_ptr<Batch>> freed;
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (!status.ok() && failure_.ok()) {
@@ -150,15 +153,33 @@ void BackgroundSink::Run() {
         failed_.store(true, std::memory_order_release);
       }
       bytes_written_ = bytes;
-      if (free_.size() < kSpareBatches) {
-        batch->Clear();
-        free_.push_back(std::move(batch));
-      }
+      const uint64_t end_push = merge_.pushes();
+      RecycleLocked(std::move(batch), end_push == begin_push ? 0 : end_push, &freed);
       busy_ = false;
     }
-    batch.reset();  // past the spares: freed to the allocator (outside the lock)
+    freed.clear();
     space_.notify_all();
   }
+}
+
+void BackgroundSink::RecycleLocked(std::unique_ptr<Batch> batch, uint64_t end_push,
+                                   std::vector<std::unique_ptr<Batch>>* freed) {
+  const auto recycle = [&](std::unique_ptr<Batch> done) {
+    if (free_.size() < kSpareBatches) {
+      done->Clear();
+      free_.push_back(std::move(done));
+    } else {
+      freed->push_back(std::move(done));
+    }
+  };
+  // end_push 0: the batch gave the merge no records.
+  if (end_push != 0) retained_.push_back({std::move(batch), end_push});
+  // In order: released_before() only grows, end_push does not decrease.
+  while (!retained_.empty() && retained_.front().end_push <= merge_.released_before()) {
+    recycle(std::move(retained_.front().batch));
+    retained_.pop_front();
+  }
+  if (batch != nullptr) recycle(std::move(batch));
 }
 
 absl::Status BackgroundSink::RenderBatch(const Batch& batch) {
@@ -195,6 +216,8 @@ absl::Status BackgroundSink::RenderBatch(const Batch& batch) {
 }
 
 absl::Status BackgroundSink::PushRingRecords(const uint8_t* bytes, size_t size) {
+  // One piece: every record is whole in the batch (never in scratch_), and
+  // the merge holds it there.
   const absl::Span<const uint8_t> pieces[] = {absl::MakeConstSpan(bytes, size)};
   return ForEachRecordIn(pieces, &scratch_, "JSON renderer", [&](const uint8_t* record, uint32_t record_size) {
     const RecordView rec = MakeRecordView(record, record_size);

@@ -19,15 +19,19 @@
 // (the rest are freed to the allocator; whether it gives them back to the
 // system is its choice: `perfring record` has glibc keep freed memory for
 // the capture's next burst, cli/record_command.cc's mallopt, so its RSS
-// stays at a burst's peak); the Entry list per batch is 24 bytes a span or
-// record on top.
+// stays at a burst's peak), plus the rendered batches whose ring records
+// the merge still holds (below: at most about two rounds of records); the
+// Entry list per batch is 24 bytes a span or record on top.
 //
 // The rings' records (TakesRingRecords: yes) are copied a ring's spans at a
 // time, and the renderer puts them in time order for the inner sink with
 // the session's merge rule (reader/time_merge.h: a round's release at each
 // EndRound; every record held released before a Write, which the session
 // makes only once its own merge is finished, and at Switch and End): so the
-// merge's work, and a copy per record, are off the drain thread. The inner
+// merge's work is off the drain thread. The merge holds the records where
+// the batches have them (TimeOrderedMerge::Holding::kInPlace, no second
+// copy): a rendered batch is kept, not reused or freed, until the merge has
+// released every ring record of it (released_before()). The inner
 // sink gets the calls the session would give it with its merge, in the same
 // order (ring records through Write), so its output is byte for byte the
 // same, with one exception: WriteAux hands on the chunk but not its trace
@@ -141,6 +145,11 @@ class BackgroundSink : public RecordSink {
   void WaitIdle();
   // The renderer thread: batches to the inner sink, in order.
   void Run();
+  // The renderer's, after a batch: the batch (and those before it) kept
+  // while the merge holds ring records in them; the others to free_ (up to
+  // kSpareBatches) or to `freed`, to be freed outside the lock. Under mu_.
+  void RecycleLocked(std::unique_ptr<Batch> batch, uint64_t end_push,
+                     std::vector<std::unique_ptr<Batch>>* freed);
   absl::Status RenderBatch(const Batch& batch);
   // The renderer's: ring records into merge_; merge_'s releases to the inner sink.
   absl::Status PushRingRecords(const uint8_t* bytes, size_t size);
@@ -156,7 +165,16 @@ class BackgroundSink : public RecordSink {
   std::unique_ptr<Batch> current_;  // the session's thread's
   const EventTable* events_ = nullptr;  // Begin's
   absl::flat_hash_map<const EventInfo*, uint32_t> tag_of_;  // Begin's: events_'s tags
-  TimeOrderedMerge merge_;              // the renderer thread's (kFinish entries flush it there too)
+  // The renderer thread's (kFinish entries flush it there too); holds ring
+  // records in the batches' bytes.
+  TimeOrderedMerge merge_{TimeOrderedMerge::Holding::kInPlace};
+  // The renderer's: rendered batches the merge may still hold records of,
+  // in order, each with merge_.pushes() after it.
+  struct Retained {
+    std::unique_ptr<Batch> batch;
+    uint64_t end_push;
+  };
+  std::deque<Retained> retained_;
   std::vector<uint64_t> scratch_;       // the renderer's (ForEachRecordIn's; unused: one piece)
 
   mutable std::mutex mu_;

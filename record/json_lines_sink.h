@@ -18,6 +18,10 @@
 // the PERF_RECORD_AUX lines that announced a chunk follow its AUXTRACE line
 // within two rounds; in snapshot mode a chunk follows the signal).
 //
+// Lines are written straight into the sink's buffer (json/record_json.h's
+// WriteSampleJsonLine for the common samples; the others through a reused
+// line string), which goes out in one write(2) once it holds buffer_bytes.
+//
 // The sink owns its buffer, not the fd.
 // Not thread-safe (one session calls it).
 #ifndef PERFRING_RECORD_JSON_LINES_SINK_H_
@@ -25,14 +29,16 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <string_view>
 
 #include "decode/record.h"
 #include "record/record_sink.h"
 
 namespace perfring {
 
-class JsonLinesSink : public RecordSink {
+class JsonLinesSink final : public RecordSink {
  public:
   // Writes to `fd`, which the caller owns and keeps open until End (or the
   // sink's destruction). Output is buffered up to `buffer_bytes` per write(2).
@@ -40,13 +46,15 @@ class JsonLinesSink : public RecordSink {
   ~JsonLinesSink() override;
 
   absl::Status Begin(const EventTable& events) override;
-  absl::Status Write(const RecordView& rec, const EventInfo* event) override;
+  absl::Status Write(const RecordView& rec, const EventInfo* event) override {
+    return Append(rec.bytes, rec.size, event);
+  }
   absl::Status WriteAuxInfo(absl::Span<const uint8_t> record) override;
   absl::Status WriteAux(const aux::AuxtraceChunk& chunk,
                         absl::Span<const absl::Span<const uint8_t>> pieces) override;
   absl::Status EndRound() override;
   absl::Status End(const CaptureSummary& summary) override;  // flushes
-  uint64_t BytesWritten() const override { return bytes_written_ + buffer_.size(); }
+  uint64_t BytesWritten() const override { return bytes_written_ + used_; }
 
   uint64_t malformed_records() const { return malformed_records_; }
   // The decoder's message for the first malformed record ("" if none).
@@ -58,11 +66,23 @@ class JsonLinesSink : public RecordSink {
   // One record's line (or its MALFORMED line, counted), then a flush when
   // the buffer is full.
   absl::Status Append(const uint8_t* bytes, uint32_t size, const EventInfo* event);
+  // `text` after the buffered lines (flushing first when it does not fit).
+  absl::Status AppendText(std::string_view text);
+  // The buffered lines to fd_; those a failed write left stay buffered.
   absl::Status Flush();
+  // data[0, size) to fd_, counted in bytes_written_; *done (may be null):
+  // the bytes written before a failure.
+  absl::Status WriteOut(const char* data, size_t size, size_t* done);
+
+  // Room beyond buffer_bytes_: a line that starts below it fits whole (most
+  // lines are short; a longer one is rendered again after a flush).
+  static constexpr size_t kSlackBytes = 64 << 10;
 
   int fd_;
   size_t buffer_bytes_;
-  std::string buffer_;
+  std::unique_ptr<char[]> buffer_;  // buffer_bytes_ + kSlackBytes, not zeroed
+  size_t used_ = 0;                 // bytes of lines in buffer_
+  std::string line_;                // a line rendered apart (not a common sample), reused
   uint64_t bytes_written_ = 0;
   uint64_t malformed_records_ = 0;
   int write_errno_ = 0;

@@ -125,6 +125,18 @@ class SampleJsonLineTest : public ::testing::Test {
     }
     return b.Build();
   }
+  // WriteSampleJsonLine's line, written into a buffer after "before\n"
+  // (what `record --json` does); "declined" when it declines the record.
+  static std::string InPlace(const std::vector<uint8_t>& bytes, const EventInfo& event) {
+    std::vector<char> buffer(64 << 10);
+    std::memcpy(buffer.data(), "before\n", 7);
+    char* pos = buffer.data() + 7;
+    const SampleLine line =
+        WriteSampleJsonLine(bytes.data(), static_cast<uint32_t>(bytes.size()), event, &pos, buffer.data() + buffer.size());
+    if (line == SampleLine::kNotFixedSample) return "declined";
+    EXPECT_EQ(line, SampleLine::kWritten);
+    return std::string(buffer.data(), pos);
+  }
   static std::string Decoded(const std::vector<uint8_t>& bytes, const EventInfo& event) {
     absl::StatusOr<Record> rec = DecodeRecord(bytes.data(), bytes.size(), event.format);
     EXPECT_TRUE(rec.ok()) << rec.status();
@@ -154,6 +166,7 @@ TEST_F(SampleJsonLineTest, EveryFixedFieldAndCallchainLayoutRendersAsTheDecodedR
           ASSERT_TRUE(AppendSampleJsonLine(bytes.data(), static_cast<uint32_t>(bytes.size()), event, &direct))
               << "sample_type 0x" << std::hex << t;
           ASSERT_EQ(direct, "before\n" + Decoded(bytes, event)) << "sample_type 0x" << std::hex << t;
+          ASSERT_EQ(InPlace(bytes, event), direct) << "sample_type 0x" << std::hex << t;
           ++rendered;
         }
       }
@@ -163,26 +176,37 @@ TEST_F(SampleJsonLineTest, EveryFixedFieldAndCallchainLayoutRendersAsTheDecodedR
 }
 
 // The renderer keeps the text of recent (pid, tid) pairs, of each event's
-// last period and of recent callchain addresses: values that repeat, come
-// back after others took their slots, or change by one still render as the
-// decoder's way does.
+// line up to the ip for its last misc (if its name is short enough), its
+// last period and time's digits above the last eight, and of recent
+// callchain addresses: values that repeat, come back after others took
+// their slots, or change by one (times across 10^8 and its multiples)
+// still render as the decoder's way does, in a string and in place.
 TEST_F(SampleJsonLineTest, RepeatedAndChangingPidsTidsPeriodsAndAddressesRenderAsTheDecodedRecord) {
   const uint64_t t = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
                      PERF_SAMPLE_CALLCHAIN;
   const EventInfo first = Event(t);
   EventInfo second = Event(t);
   second.name = "task-clock";
+  EventInfo long_name = Event(t);  // too long for the cached opening up to "ip"
+  long_name.name = "sched:" + std::string(120, 'n');
+  const uint16_t miscs[] = {PERF_RECORD_MISC_USER, PERF_RECORD_MISC_KERNEL,
+                            PERF_RECORD_MISC_USER | PERF_RECORD_MISC_EXACT_IP, 0xffff};
   const uint32_t pids[] = {0, 1, 5, 17211, 17270, 99999, 4194304, ~0u, 2147483647u, 2147483648u};
   const uint64_t periods[] = {100000, 100000, 100001, 1, 0, ~uint64_t{0}, 9999999999ULL};
+  const uint64_t times[] = {0, 7, 99999999, 100000000, 100000001, 199999999, 200000000,
+                            12755099999999ULL, 12755100000000ULL, 12755100000001ULL, 9999999999999999ULL,
+                            10000000000000000ULL, ~uint64_t{0}, 100000000ULL * 4294967296ULL + 5};
   uint64_t x = 12345;
   for (int i = 0; i < 20000; ++i) {
     x = x * 6364136223846793005ULL + 1442695040888963407ULL;  // a fixed pseudo-random walk
     const uint32_t pid = pids[(x >> 33) % 10];
     const uint32_t tid = (x >> 40) % 3 == 0 ? pid : pids[(x >> 45) % 10];
     const uint64_t period = periods[(x >> 50) % 7];
-    const EventInfo& event = (x >> 60) % 2 == 0 ? first : second;
-    RecordBuilder b(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
-    b.U64(0x401000 + i).U32(pid).U32(tid).U64(1000 + i).U32(i % 2).U32(0).U64(period);
+    const EventInfo& event = (x >> 60) % 3 == 0 ? first : (x >> 60) % 3 == 1 ? second : long_name;
+    RecordBuilder b(PERF_RECORD_SAMPLE, miscs[(x >> 30) % 4]);
+    // A time from the list, or one walking up by about 10^7 a sample.
+    const uint64_t time = (x >> 55) % 4 == 0 ? times[(x >> 36) % 14] : 12755000000000ULL + 9999991ULL * i;
+    b.U64(0x401000 + i).U32(pid).U32(tid).U64(time).U32(i % 2).U32(0).U64(period);
     // 0-7 entries from 3,000 addresses (more than the cache's slots: they
     // evict each other), 0, all ones below the markers, and a marker.
     const uint64_t entries = (x >> 20) % 8;
@@ -198,6 +222,48 @@ TEST_F(SampleJsonLineTest, RepeatedAndChangingPidsTidsPeriodsAndAddressesRenderA
     std::string direct;
     ASSERT_TRUE(AppendSampleJsonLine(bytes.data(), static_cast<uint32_t>(bytes.size()), event, &direct));
     ASSERT_EQ(direct, Decoded(bytes, event)) << "sample " << i;
+    ASSERT_EQ(InPlace(bytes, event), "before\n" + direct) << "sample " << i;
+  }
+}
+
+// In place, a line that may not fit is not written (kNoRoom, the position
+// kept) and the same line then fits in a larger range; a declined record
+// writes nothing.
+TEST_F(SampleJsonLineTest, InPlaceSaysWhenTheLineMayNotFitAndWhenItIsDeclined) {
+  const uint64_t t = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN;
+  const EventInfo event = Event(t);
+  std::vector<uint64_t> chain(200, 0xffffffff81000000ULL);  // a line of about 4.5 KB
+  const std::vector<uint8_t> bytes = Sample(t, PERF_RECORD_MISC_USER, 1, 2, chain);
+  const std::string want = Decoded(bytes, event);
+  ASSERT_GT(want.size(), 4096u);
+  for (size_t room : {size_t{0}, size_t{10}, want.size() - 1}) {
+    std::vector<char> buffer(room + 1, 'x');
+    char* pos = buffer.data();
+    EXPECT_EQ(WriteSampleJsonLine(bytes.data(), static_cast<uint32_t>(bytes.size()), event, &pos, buffer.data() + room),
+              SampleLine::kNoRoom)
+        << room;
+    EXPECT_EQ(pos, buffer.data());
+    EXPECT_EQ(buffer[room], 'x') << "written past the range";
+  }
+  std::vector<char> buffer(want.size() + 4096);
+  char* pos = buffer.data();
+  ASSERT_EQ(WriteSampleJsonLine(bytes.data(), static_cast<uint32_t>(bytes.size()), event, &pos, buffer.data() + buffer.size()),
+            SampleLine::kWritten);
+  EXPECT_EQ(std::string(buffer.data(), pos), want);
+  // Another layout (RAW), and a record cut short: nothing written.
+  EventInfo raw = Event(PERF_SAMPLE_RAW);
+  EXPECT_EQ(InPlace(Sample(PERF_SAMPLE_RAW, 0, 1, 1, {}), raw), "declined");
+  EXPECT_EQ(InPlace(std::vector<uint8_t>(bytes.begin(), bytes.begin() + 16), event), "declined");
+}
+
+// Every value from PERF_CONTEXT_MAX up in a callchain: the markers by
+// name, the others as addresses, as the decoder's way renders them.
+TEST_F(SampleJsonLineTest, EveryValueAboveContextMaxRendersAsTheDecodedRecord) {
+  const uint64_t t = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN;
+  const EventInfo event = Event(t);
+  for (uint64_t v = PERF_CONTEXT_MAX - 1; v != 0; ++v) {
+    const std::vector<uint8_t> bytes = Sample(t, PERF_RECORD_MISC_USER, 1, 1, {v, 0x401000, v});
+    ASSERT_EQ(InPlace(bytes, event), "before\n" + Decoded(bytes, event)) << std::hex << v;
   }
 }
 

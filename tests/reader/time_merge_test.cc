@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <utility>
 #include <vector>
@@ -195,7 +196,16 @@ TEST(TimeOrderedMergeTest, MergesInterleavedRingsOverManyRounds) {
 // and within rings, times of 0, rings empty in some rounds, rounds with no
 // push, and records of several sizes (the arena compacts) all come out as the
 // definition says.
-TEST(TimeOrderedMergeTest, MatchesSortByTimeThenArrivalWhateverTheInput) {
+// The merge against a model (a stable sort of what is held at each
+// release), on random input: several rings, records out of order within a
+// ring and across rings, equal times, times of 0, rounds where a ring (or
+// every ring) has nothing. kInPlace: the views released are the pushed
+// bytes, and once released_before() passes a record the test scribbles
+// over its bytes (as BackgroundSink reuses a batch), which the merge must
+// not read again; released_before() never passes a held record and reaches
+// every record pushed before the previous round's end at each EndRound.
+void CheckAgainstModel(TimeOrderedMerge::Holding holding) {
+  const bool in_place = holding == TimeOrderedMerge::Holding::kInPlace;
   struct Model {
     uint64_t time, tag;
     uint16_t size;
@@ -206,7 +216,10 @@ TEST(TimeOrderedMergeTest, MatchesSortByTimeThenArrivalWhateverTheInput) {
     return (state >> 33) % bound;
   };
   for (int trial = 0; trial < 40; ++trial) {
-    TimeOrderedMerge merge;
+    TimeOrderedMerge merge(holding);
+    std::deque<TestRecord> pushed_records;  // kInPlace: the bytes the merge holds
+    size_t scribbled = 0;                    // records before this were overwritten
+    uint64_t pushes_at_previous_end = 0, pushes_at_end = 0;
     std::vector<Model> held;
     std::vector<uint64_t> want, got;
     std::vector<uint32_t> want_sizes, got_sizes;
@@ -219,6 +232,10 @@ TEST(TimeOrderedMergeTest, MatchesSortByTimeThenArrivalWhateverTheInput) {
       got.push_back(TagOf(rec));
       got_sizes.push_back(rec.size);
       EXPECT_EQ(reinterpret_cast<uintptr_t>(rec.bytes) % 8, 0u);
+      if (in_place) {
+        ASSERT_LT(got.back(), pushed_records.size());
+        EXPECT_EQ(rec.bytes, pushed_records[got.back()].view().bytes) << "not the pushed bytes";
+      }
     };
     auto release = [&](uint64_t up_to) {
       std::stable_sort(held.begin(), held.end(),
@@ -244,7 +261,8 @@ TEST(TimeOrderedMergeTest, MatchesSortByTimeThenArrivalWhateverTheInput) {
             default: time = ring_time[r] += next_rand(3);                       // ties
           }
           const uint16_t size = static_cast<uint16_t>(16 + 8 * next_rand(4));
-          merge.Push(time, TestRecord(tag, size).view());
+          pushed_records.emplace_back(tag, size);
+          merge.Push(time, pushed_records.back().view());
           held.push_back(Model{time, tag, size});
           max_time = std::max(max_time, time);
           pushed = true;
@@ -260,13 +278,57 @@ TEST(TimeOrderedMergeTest, MatchesSortByTimeThenArrivalWhateverTheInput) {
       ASSERT_EQ(merge.EndRound(collect), expected) << "trial " << trial << " round " << round;
       ASSERT_EQ(got, want) << "trial " << trial << " round " << round;
       ASSERT_EQ(merge.pending(), held.size());
+      // released_before(): every record of a round before the one that just
+      // ended is released; no held record is passed.
+      pushes_at_previous_end = pushes_at_end;
+      pushes_at_end = tag;
+      ASSERT_EQ(merge.pushes(), tag);
+      ASSERT_GE(merge.released_before(), pushes_at_previous_end) << "trial " << trial << " round " << round;
+      for (const Model& m : held) ASSERT_GE(m.tag, merge.released_before());
+      if (held.empty()) ASSERT_EQ(merge.released_before(), tag);
+      for (; scribbled < merge.released_before(); ++scribbled) {
+        std::fill(pushed_records[scribbled].storage.begin(), pushed_records[scribbled].storage.end(),
+                  ~uint64_t{0});
+      }
     }
     const size_t rest = release(UINT64_MAX);
     EXPECT_EQ(merge.Finish(collect), rest);
     EXPECT_EQ(got, want);
     EXPECT_EQ(got_sizes, want_sizes);
     EXPECT_EQ(merge.pending(), 0u);
+    EXPECT_EQ(merge.released_before(), merge.pushes());
   }
+}
+
+TEST(TimeOrderedMergeTest, MatchesSortByTimeThenArrivalWhateverTheInput) {
+  CheckAgainstModel(TimeOrderedMerge::Holding::kCopies);
+}
+
+TEST(TimeOrderedMergeTest, InPlaceMatchesTheModelAndSaysWhatItNoLongerHolds) {
+  CheckAgainstModel(TimeOrderedMerge::Holding::kInPlace);
+}
+
+// kInPlace keeps no copy: a record changed after its push is released as
+// it is then. released_before() moves only at EndRound and Finish, and an
+// empty round (no pushes) releases the round before it.
+TEST(TimeOrderedMergeTest, InPlaceHoldsTheCallersBytes) {
+  TimeOrderedMerge merge(TimeOrderedMerge::Holding::kInPlace);
+  TestRecord a(1), b(2), c(3);
+  merge.Push(20, a.view());
+  merge.Push(10, b.view());  // another ring, older
+  EXPECT_EQ(merge.pushes(), 2u);
+  EXPECT_EQ(merge.released_before(), 0u);
+  Released out;
+  EXPECT_EQ(merge.EndRound(std::ref(out)), 0u);  // first round: limit 20
+  EXPECT_EQ(merge.released_before(), 0u);
+  merge.Push(30, c.view());
+  b.storage[1] = 22;  // changed in place while held
+  EXPECT_EQ(merge.EndRound(std::ref(out)), 2u);  // 10 and 20; limit 30
+  EXPECT_EQ(out.tags, (std::vector<uint64_t>{22, 1}));
+  EXPECT_EQ(merge.released_before(), 2u);
+  EXPECT_EQ(merge.EndRound(std::ref(out)), 1u);  // an empty round: 30 goes
+  EXPECT_EQ(merge.released_before(), 3u);
+  EXPECT_EQ(out.tags, (std::vector<uint64_t>{22, 1, 3}));
 }
 
 // A ring whose every held record was released, then a push that continues its

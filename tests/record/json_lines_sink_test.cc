@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "decode/sample_layout.h"
+#include "json/record_line.h"
 #include "record/synthesize.h"
 
 namespace perfring {
@@ -88,6 +90,63 @@ TEST_F(JsonLinesSinkTest, MalformedRecordIsCountedAndShownNotFatal) {
   EXPECT_EQ(lines[0]["size"], 16);
   EXPECT_EQ(lines[0]["event"], "cpu-clock");
   EXPECT_EQ(lines[1]["comm"], "next");
+}
+
+// A SAMPLE of IP|TID|TIME|CALLCHAIN with `entries` callchain addresses.
+std::vector<uint64_t> ChainSample(uint64_t time, size_t entries) {
+  std::vector<uint64_t> words = {0, 0x401000, 7 | uint64_t{8} << 32, time, entries};
+  for (size_t i = 0; i < entries; ++i) words.push_back(0xffffffff81000000ULL + 0x40 * i);
+  const perf_event_header header{PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER,
+                                 static_cast<uint16_t>(words.size() * 8)};
+  std::memcpy(words.data(), &header, sizeof header);
+  return words;
+}
+
+// Lines are written into the sink's buffer in place (the common samples)
+// or copied in (the others): whatever the buffer's size, the file holds
+// every line whole and in order, as AppendJsonLineOrMalformed renders them,
+// also a line longer than the whole buffer.
+TEST_F(JsonLinesSinkTest, EveryLineWholeAndInOrderWhateverTheBufferSize) {
+  EventInfo event;
+  event.name = "cpu-clock";
+  event.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN;
+  event.format = EventFormat::FromAttr(event.attr);
+  event.layout = SampleLayout(event.format);
+  std::vector<std::vector<uint64_t>> records;
+  for (int i = 0; i < 300; ++i) {
+    // Mostly short lines; a 3-KB one now and then; and two of about 180 KB
+    // (longer than the buffer with its slack) in the middle.
+    const size_t entries = i == 150 || i == 151 ? 8000 : i % 37 == 0 ? 150 : i % 5;
+    records.push_back(ChainSample(99999990ULL + 3 * i, entries));
+  }
+  const SyntheticRecord comm = SyntheticRecord::Comm(1, 1, "worker", event.format);
+  std::string want;
+  Record scratch;
+  for (const std::vector<uint64_t>& r : records) {
+    ASSERT_TRUE(AppendJsonLineOrMalformed(reinterpret_cast<const uint8_t*>(r.data()),
+                                          static_cast<uint32_t>(r.size() * 8), &event, &scratch, &want)
+                    .ok());
+    ASSERT_TRUE(AppendJsonLineOrMalformed(comm.view().bytes, comm.view().size, &event, &scratch, &want).ok());
+  }
+  for (size_t buffer_bytes : {size_t{1}, size_t{200}, size_t{5000}, size_t{1} << 20}) {
+    ASSERT_EQ(ftruncate(fd_, 0), 0);
+    ASSERT_EQ(lseek(fd_, 0, SEEK_SET), 0);
+    JsonLinesSink sink(fd_, buffer_bytes);
+    ASSERT_TRUE(sink.Begin(table_).ok());
+    for (const std::vector<uint64_t>& r : records) {
+      ASSERT_TRUE(sink.Write(MakeRecordView(reinterpret_cast<const uint8_t*>(r.data()),
+                                            static_cast<uint32_t>(r.size() * 8)),
+                             &event)
+                      .ok());
+      ASSERT_TRUE(sink.Write(comm.view(), &event).ok());
+    }
+    EXPECT_EQ(sink.BytesWritten(), want.size());
+    ASSERT_TRUE(sink.End(CaptureSummary{}).ok());
+    std::string text(static_cast<size_t>(lseek(fd_, 0, SEEK_END)), '\0');
+    ASSERT_EQ(pread(fd_, text.data(), text.size(), 0), static_cast<ssize_t>(text.size()));
+    EXPECT_TRUE(text == want) << "buffer of " << buffer_bytes << " bytes: " << text.size() << " bytes against "
+                              << want.size();
+  }
 }
 
 TEST_F(JsonLinesSinkTest, WriteErrorsAreReported) {
