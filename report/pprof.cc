@@ -11,7 +11,6 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "report/stack_counts.h"
 
 namespace perfring::report {
@@ -48,12 +47,21 @@ struct SampleKey {
 
 // Appends `sample` as Profile's field 2 (a length-delimited Sample) in the
 // wire format.
+// The field is written at the end of `wire`, grown by exactly its size (a
+// StringOutputStream per sample would first fill the string up to its
+// capacity with zeros and trim it back: work in the size of all the samples
+// so far, for each sample).
 void AppendSampleField(const perfring::pprof::Sample& sample, std::string* wire) {
-  google::protobuf::io::StringOutputStream stream(wire);
-  google::protobuf::io::CodedOutputStream coded(&stream);
-  coded.WriteTag((2 << 3) | 2);  // field 2, length-delimited
-  coded.WriteVarint32(static_cast<uint32_t>(sample.ByteSizeLong()));
-  sample.SerializeWithCachedSizes(&coded);
+  using google::protobuf::io::CodedOutputStream;
+  constexpr uint32_t kTag = (2 << 3) | 2;  // field 2, length-delimited
+  const uint32_t body = static_cast<uint32_t>(sample.ByteSizeLong());
+  const size_t at = wire->size();
+  wire->resize(at + CodedOutputStream::VarintSize32(kTag) + CodedOutputStream::VarintSize32(body) +
+               body);
+  uint8_t* p = reinterpret_cast<uint8_t*>(&(*wire)[at]);
+  p = CodedOutputStream::WriteTagToArray(kTag, p);
+  p = CodedOutputStream::WriteVarint32ToArray(body, p);
+  sample.SerializeWithCachedSizesToArray(p);
 }
 
 // ToPprof's work, into `*out` (empty). With `samples_wire`, the samples are
