@@ -126,4 +126,18 @@ absl::StatusOr<uint64_t> TracepointId(const SystemPaths& paths, absl::string_vie
   return static_cast<uint64_t>(*id);
 }
 
+absl::StatusOr<TracepointFormat> ReadTracepointFormat(const SystemPaths& paths,
+                                                      absl::string_view subsystem,
+                                                      absl::string_view name) {
+  if (!IsPlainName(subsystem) || !IsPlainName(name)) {
+    return absl::InvalidArgumentError(absl::StrCat("bad tracepoint '", subsystem, ":", name, "'"));
+  }
+  absl::StatusOr<std::string> root = FindTracefs(paths);
+  if (!root.ok()) return root.status();
+  absl::StatusOr<std::string> text =
+      ReadTextFile(absl::StrCat(*root, "/events/", subsystem, "/", name, "/format"));
+  if (!text.ok()) return text.status();
+  return ParseTracepointFormat(*text);
+}
+
 }  // namespace perfring

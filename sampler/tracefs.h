@@ -10,6 +10,7 @@
 #include "absl/strings/string_view.h"
 
 #include "absl/status/statusor.h"
+#include "decode/tracepoint_format.h"
 #include "sampler/system_paths.h"
 
 namespace perfring {
@@ -26,6 +27,13 @@ absl::StatusOr<std::string> FindTracefs(const SystemPaths& paths);
 // subsystem or tracepoint, with the closest existing name when one is close.
 absl::StatusOr<uint64_t> TracepointId(const SystemPaths& paths, absl::string_view subsystem,
                                       absl::string_view name);
+
+// The field layout of tracepoint SUBSYSTEM:NAME, parsed from its tracefs
+// format file (the file perf.data's tracing data carries): what renders a
+// sample's RAW bytes field by field. NotFound when there is no such file.
+absl::StatusOr<TracepointFormat> ReadTracepointFormat(const SystemPaths& paths,
+                                                      absl::string_view subsystem,
+                                                      absl::string_view name);
 
 // The tracepoints that SUBSYSTEM:NAME names when either part is a glob
 // (fnmatch: * ? [...]), as perf expands `-e 'sched:*'` and `sched:sched_*`:

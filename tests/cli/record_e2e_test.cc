@@ -579,11 +579,13 @@ bool TracefsReadable() {
          ::access("/sys/kernel/debug/tracing/events/sched/sched_switch/format", R_OK) == 0;
 }
 
+// Also the capture's own --json: its samples carry the same "tp" fields
+// as dump's of the file (before, only the file's tracing data gave them).
 TEST_F(RecordE2E, TracepointCaptureIsReadByPerfScriptAndDumpedByFieldName) {
   if (!TracefsReadable()) GTEST_SKIP() << "tracefs is not readable (sched_switch format)";
-  const std::string data = dir_ + "/tp.data";
+  const std::string data = dir_ + "/tp.data", json = dir_ + "/tp.jsonl";
   Result rec = Shell(absl::StrCat(perfring_, " record -q -e sched:sched_switch -a -o ", data,
-                                  " -- sleep 0.2"));
+                                  " --json ", json, " -- sleep 0.2"));
   ASSERT_EQ(rec.status, 0) << rec.err;
   Result script = Shell(absl::StrCat("perf script -i ", data));
   ASSERT_EQ(script.status, 0) << script.err;
@@ -595,6 +597,7 @@ TEST_F(RecordE2E, TracepointCaptureIsReadByPerfScriptAndDumpedByFieldName) {
   Result dump = Shell(absl::StrCat(perfring_, " dump ", data));
   ASSERT_EQ(dump.status, 0) << dump.err;
   EXPECT_EQ(SwitchesFromDump(dump.out), perf);
+  EXPECT_EQ(SwitchesFromDump(ReadFile(json)), perf);
 }
 
 TEST_F(RecordE2E, TracepointPipeCaptureIsReadByPerfScriptFromStdin) {
