@@ -751,26 +751,27 @@ TEST_F(ProfileBuilderTest, SummedSamplesKeepPeriodsOrderTimesAndInvalidContexts)
 }
 
 // More distinct keys than the walking thread holds: its groups are handed
-// on and its slots numbered again, the groups still added to the samples
-// they belong to.
+// on and its slots numbered again (each key repeats often enough that the
+// summing goes on), the groups still added to the samples they belong to.
 TEST_F(ProfileBuilderTest, SummedSamplesPastTheKeyBoundAreSummedAlike) {
   constexpr uint64_t kKeys = RawSampleSums::kMaxKeys + 100;
+  constexpr uint64_t kRepeats = RawSampleSums::kMinSamplesPerKey + 1;
   std::string data = pie_.MmapAt(10, 1) + lib_.MmapAt(10, 1);
   uint64_t time = 10;
   for (uint64_t i = 0; i < kKeys; ++i) {
     // Distinct addresses under no map: a location each; every 1000th in
     // the library, so that the groups' stacks differ in what they name.
     const uint64_t ip = i % 1000 == 0 ? lib_.At("c_function", i / 1000) : 0x100000 + 16 * i;
-    for (uint64_t n = 0; n < RawSampleSums::kMinSamplesPerKey; ++n) {
+    for (uint64_t n = 0; n < kRepeats; ++n) {
       data += SampleRecord(10, 10 + i % 3, time++, ip, {}, PERF_RECORD_MISC_USER, 0, 1 + n);
     }
   }
   const Profile p = BuiltBothWays(data);
   EXPECT_EQ(p.sample_sums.size(), kKeys);
-  EXPECT_EQ(p.events[0].samples, kKeys * RawSampleSums::kMinSamplesPerKey);
+  EXPECT_EQ(p.events[0].samples, kKeys * kRepeats);
   for (const SampleSum& sum : p.sample_sums) {
-    ASSERT_EQ(sum.samples, RawSampleSums::kMinSamplesPerKey);
-    ASSERT_EQ(sum.period, 1 + 2 + 3 + 4u);
+    ASSERT_EQ(sum.samples, kRepeats);
+    ASSERT_EQ(sum.period, kRepeats * (kRepeats + 1) / 2);
   }
 }
 
