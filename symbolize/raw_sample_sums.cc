@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstring>
 
-
 namespace perfring::symbolize {
 
 size_t RawSampleSums::HashOf(const Key& k, uint64_t changed) {
@@ -24,7 +23,8 @@ bool RawSampleSums::Same(const Slot& s, const Probe& p) const {
   return s.hash == p.hash && s.ip == k.ip && s.pid == k.pid && s.tid == k.tid && s.cpu == k.cpu &&
          s.event == k.event && s.cpumode == k.cpumode && s.changed == p.changed &&
          s.chain_size == k.chain.size() &&
-         (s.chain_size == 0 || std::memcmp(chains_.data() + s.chain_begin, k.chain.data(), s.chain_size) == 0);
+         (s.chain_size == 0 ||
+          std::memcmp(chains_.data() + s.chain_begin, k.chain.data(), s.chain_size) == 0);
 }
 
 uint32_t RawSampleSums::Add(const Key& key, uint64_t record, uint64_t period, uint64_t time) {
@@ -58,7 +58,9 @@ void RawSampleSums::ThreadChanged(uint32_t tid) { thread_changed_[tid % kChangeS
 void RawSampleSums::AllChanged() { all_changed_ = ++changes_; }
 
 void RawSampleSums::Flush(absl::FunctionRef<void(uint32_t slot, const SampleGroup& group)> fn) {
-  if (slots_.size() >= max_keys_ && added_ < kMinSamplesPerKey * slots_.size()) paused_ = kPauseKeys * max_keys_;
+  if (slots_.size() >= max_keys_ && added_ < kMinSamplesPerKey * slots_.size()) {
+    paused_ = kPauseKeys * max_keys_;
+  }
   added_ = 0;
   for (uint32_t i = 0; i < slots_.size(); ++i) {
     if (slots_[i].group.samples > 0) fn(i, slots_[i].group);
