@@ -37,6 +37,7 @@
 #include "symbolize/dwarf_unwinder.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/perf_map.h"
+#include "symbolize/raw_sample_sums.h"
 #include "symbolize/sample_sums.h"
 #include "symbolize/source_lines.h"
 
@@ -228,13 +229,26 @@ struct Work {
   uint16_t misc = 0;               // header.misc, when decoded
   FixedSample sample;              // when decoded
   size_t chain_hash = 0;           // when decoded: ChainHash(sample.callchain)
+  // When decoded, the first sample of its key in the walking thread's
+  // RawSampleSums: the slot its resolution is kept under (else kNone).
+  uint32_t slot = kNone;
+};
+
+// The samples a RawSampleSums slot counted besides its first: they resolve
+// as the first did.
+struct SlotGroup {
+  uint32_t slot;
+  SampleGroup group;
 };
 
 // A run of Works and the copies of the transient records among them (from
-// COMPRESSED chunks): the bytes live as long as the batch.
+// COMPRESSED chunks): the bytes live as long as the batch. Then the groups
+// of slots whose first sample is in this batch or an earlier one, added
+// after the batch's Works (their order does not matter to the sums).
 struct WorkBatch {
   std::vector<Work> items;
   std::vector<std::unique_ptr<uint8_t[]>> copies;
+  std::vector<SlotGroup> groups;
 };
 constexpr size_t kWorkBatch = 4096;   // records per batch
 constexpr size_t kBatchesAhead = 4;   // batches the walk may run ahead of the resolution
@@ -273,6 +287,74 @@ void DecodeAhead(Work* w, Record* scratch) {
   if (!w->sample.callchain.empty()) w->chain_hash = ChainHash(w->sample.callchain);
 }
 
+// A sample's period: its own, or the event's fixed one (-c), else 1.
+uint64_t PeriodOf(const FixedSample& s, const EventInfo& event) {
+  if (s.sample_type & PERF_SAMPLE_PERIOD) return s.period;
+  if (!event.attr.freq && event.attr.sample_period != 0) return event.attr.sample_period;
+  return 1;
+}
+
+// The walking thread's part of pre-summing: a decoded sample counted in
+// `sums` (its first of a key gets w->slot), or a side-band record that
+// changes how the samples after it resolve noted there (the resolving
+// thread's OnRecord applies the same records: see RawSampleSums). True
+// when `w` was a sample summed into an earlier one's group: nothing left
+// to hand on.
+bool Presum(Work* w, RawSampleSums* sums) {
+  const uint32_t type = LoadUnaligned<uint32_t>(w->bytes);
+  if (type == PERF_RECORD_SAMPLE) {
+    if (!w->decoded) return false;  // dwarf samples, and what DecodeAhead could not
+    const FixedSample& s = w->sample;
+    RawSampleSums::Key key;
+    key.event = w->event;
+    key.cpumode = w->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+    // As OnSample takes them: without TID, pid and tid -1 (ProcessChanged of
+    // an MMAP's pid -1 applies to those).
+    const bool tid = (s.sample_type & PERF_SAMPLE_TID) != 0;
+    key.pid = tid ? s.pid : UINT32_MAX, key.tid = tid ? s.tid : UINT32_MAX;
+    key.cpu = s.cpu, key.ip = s.ip;
+    key.chain = ChainBytes(s.callchain);
+    key.chain_hash = w->chain_hash;
+    const uint64_t time = (s.sample_type & PERF_SAMPLE_TIME) ? s.time : 0;
+    const uint32_t slot = sums->Add(key, w->seq, PeriodOf(s, *w->event), time);
+    if (slot == RawSampleSums::kSummed) return true;
+    if (slot != RawSampleSums::kAlone) w->slot = slot;
+    return false;
+  }
+  // MMAP, MMAP2, COMM and FORK start with the pid and tid (FORK: pid, ppid,
+  // tid); a record too short for them is the resolving thread's error.
+  if (w->size < sizeof(perf_event_header) + 16) {
+    sums->AllChanged();
+    return false;
+  }
+  const uint32_t pid = LoadUnaligned<uint32_t>(w->bytes + 8);
+  const uint32_t tid = LoadUnaligned<uint32_t>(w->bytes + 12);
+  const uint16_t cpumode =
+      LoadUnaligned<perf_event_header>(w->bytes).misc & PERF_RECORD_MISC_CPUMODE_MASK;
+  switch (type) {
+    case PERF_RECORD_MMAP:
+    case PERF_RECORD_MMAP2:
+      if (IsKernelMode(cpumode)) {
+        sums->AllChanged();
+      } else {
+        sums->ProcessChanged(pid);
+      }
+      break;
+    case PERF_RECORD_COMM:
+      sums->ThreadChanged(tid);
+      break;
+    case PERF_RECORD_FORK:
+      // A new process gets its parent's maps; a new thread (pid == ppid)
+      // changes its process in nothing (AddressSpaces::OnFork).
+      if (pid != LoadUnaligned<uint32_t>(w->bytes + 12)) sums->ProcessChanged(pid);
+      sums->ThreadChanged(LoadUnaligned<uint32_t>(w->bytes + 16));
+      break;
+    default:  // LOST, LOST_SAMPLES: no sample resolves otherwise
+      break;
+  }
+  return false;
+}
+
 // The kernel's symbols, read once for both of BuildProfile's passes (a
 // file read again in exact order does not parse kallsyms again).
 // RunningKernel: the running kernel's (/proc/kallsyms, tens of milliseconds
@@ -300,6 +382,7 @@ class Builder {
         options_(options),
         by_rounds_(by_rounds),
         keep_samples_(options.timeline || options.record_addresses),
+        presum_(!keep_samples_ && !reader.streaming()),
         kernel_(*kernel) {}
   ~Builder() {
     if (kernel_.running.valid()) kernel_.running.wait();
@@ -327,9 +410,16 @@ class Builder {
 
   absl::Status OnRecord(const Work& w);
   // `full`: the decoded record, for the user registers and stack of a
-  // dwarf sample; null when w was decoded ahead.
+  // dwarf sample; null when w was decoded ahead. Adds the sample, and
+  // keeps its resolution under w.slot when it has one.
   absl::Status OnSample(const Work& w, const FixedSample& s, uint16_t cpumode,
                         const perfring::Sample* full);
+  // The sample, resolved; nullopt (counted in unattributed_) when it is of
+  // no event of the file.
+  std::optional<symbolize::Sample> ResolveSample(const Work& w, const FixedSample& s,
+                                                 uint16_t cpumode, const perfring::Sample* full);
+  // Adds the samples of a slot's group, resolved as the slot's first was.
+  void AddGroup(const SlotGroup& g);
   // Asks the CPU for the memory OnRecord(w) will look w's location or
   // stack up in, kPrefetchAhead records before it does: the caches hold
   // every distinct address and chain of the capture, so each lookup is a
@@ -364,7 +454,7 @@ class Builder {
   // Unwinds the user stack of a dwarf sample into unwound_; the frame count.
   size_t UnwindUser(int32_t pid, int32_t tid, const perfring::Sample& s);
   uint32_t InternStack();
-  absl::Status AddSample(const symbolize::Sample& sample);
+  void AddSample(const symbolize::Sample& sample);
   void Warn(std::string line) { profile_.warnings.push_back(std::move(line)); }
 
   perfdata::Reader& reader_;
@@ -375,6 +465,16 @@ class Builder {
   Profile profile_;
   SampleSummer sums_;
   Record record_;  // reused across records
+  // Samples are summed ahead on the walking thread (RawSampleSums) unless
+  // each is kept (timeline) or the input is a stream (no walking thread).
+  const bool presum_;
+  // The resolution of each RawSampleSums slot's first sample, for the
+  // slot's group (nullopt: of no event).
+  struct SlotResolution {
+    std::optional<symbolize::Sample> sample;
+    bool invalid_context = false;  // its callchain held an invalid context value
+  };
+  std::vector<SlotResolution> slots_;
 
   absl::flat_hash_map<const EventInfo*, uint32_t> event_index_;
   absl::flat_hash_map<std::string, std::string> capture_build_ids_;  // filename -> hex
@@ -803,18 +903,18 @@ uint32_t Builder::InternStack() {
   return index;
 }
 
-absl::Status Builder::OnSample(const Work& w, const FixedSample& s, uint16_t cpumode,
-                               const perfring::Sample* full) {
+std::optional<symbolize::Sample> Builder::ResolveSample(const Work& w, const FixedSample& s,
+                                                        uint16_t cpumode,
+                                                        const perfring::Sample* full) {
   if (w.event != last_event_ || w.event == nullptr) {
     auto ev = event_index_.find(w.event);
     if (ev == event_index_.end()) {
       ++unattributed_;
-      return absl::OkStatus();
+      return std::nullopt;
     }
     last_event_ = w.event;
     last_event_index_ = ev->second;
   }
-  const EventInfo& info = *w.event;
   const uint64_t type = s.sample_type;
   symbolize::Sample out;
   out.event = last_event_index_;
@@ -835,11 +935,7 @@ absl::Status Builder::OnSample(const Work& w, const FixedSample& s, uint16_t cpu
   }
   if (type & PERF_SAMPLE_CPU) out.cpu = static_cast<int32_t>(s.cpu);
   if (type & PERF_SAMPLE_TIME) out.time = s.time;
-  if (type & PERF_SAMPLE_PERIOD) {
-    out.period = s.period;
-  } else if (!info.attr.freq && info.attr.sample_period != 0) {
-    out.period = info.attr.sample_period;
-  }
+  out.period = PeriodOf(s, *w.event);
   const int32_t pid = out.pid;
 
   const bool has_chain = (type & PERF_SAMPLE_CALLCHAIN) != 0;
@@ -881,7 +977,7 @@ absl::Status Builder::OnSample(const Work& w, const FixedSample& s, uint16_t cpu
     if (it != stack_by_chain_.end()) {
       out.stack = it->second.stack;
       invalid_contexts_ += it->second.invalid_context;
-      return AddSample(out);
+      return out;
     }
   }
   const bool unwound = dwarf && UnwindUser(pid, out.tid, *full) > 0;
@@ -913,16 +1009,40 @@ absl::Status Builder::OnSample(const Work& w, const FixedSample& s, uint16_t cpu
     chain_key.chain = KeepChain(chain_key.chain);
     stack_by_chain_.emplace(chain_key, CachedStack{out.stack, invalid_contexts_ > invalid_before});
   }
-  return AddSample(out);
+  return out;
 }
 
-absl::Status Builder::AddSample(const symbolize::Sample& sample) {
+absl::Status Builder::OnSample(const Work& w, const FixedSample& s, uint16_t cpumode,
+                               const perfring::Sample* full) {
+  const uint64_t invalid_before = invalid_contexts_;
+  const std::optional<symbolize::Sample> sample = ResolveSample(w, s, cpumode, full);
+  if (w.slot != kNone) {
+    if (w.slot >= slots_.size()) slots_.resize(std::max<size_t>(w.slot + 1, 2 * slots_.size()));
+    slots_[w.slot] = {sample, invalid_contexts_ > invalid_before};
+  }
+  if (sample) AddSample(*sample);
+  return absl::OkStatus();
+}
+
+void Builder::AddGroup(const SlotGroup& g) {
+  const SlotResolution& first = slots_[g.slot];
+  if (!first.sample) {
+    unattributed_ += g.group.samples;
+    return;
+  }
+  if (first.invalid_context) invalid_contexts_ += g.group.samples;
+  Event& event = profile_.events[first.sample->event];
+  event.samples += g.group.samples;
+  event.period += g.group.period;
+  sums_.Add(*first.sample, g.group);
+}
+
+void Builder::AddSample(const symbolize::Sample& sample) {
   Event& event = profile_.events[sample.event];
   ++event.samples;
   event.period += sample.period;
   sums_.Add(sample);
   if (keep_samples_) profile_.samples.push_back(sample);
-  return absl::OkStatus();
 }
 
 absl::string_view Builder::KeepChain(absl::string_view chain) {
@@ -1060,13 +1180,22 @@ absl::Status Builder::ReadRecords() {
   std::thread walker([this, &queue, &walked] {
     Record scratch;
     WorkBatch batch;
+    RawSampleSums presums;
     bool cancelled = false;
     auto next_batch = [&] {
       std::optional<WorkBatch> reused = queue.Reuse();
       batch = reused ? *std::move(reused) : WorkBatch{};
       batch.items.clear();
       batch.copies.clear();
+      batch.groups.clear();
       batch.items.reserve(kWorkBatch);
+    };
+    // The groups of every slot, into this batch (after the first samples
+    // of their slots): the slots are numbered again from the next batch on.
+    auto flush_presums = [&] {
+      presums.Flush([&](uint32_t slot, const SampleGroup& group) {
+        batch.groups.push_back({slot, group});
+      });
     };
     next_batch();
     auto hand_on = [&](const perfdata::RecordRef& ref, uint32_t seq) -> absl::Status {
@@ -1079,7 +1208,14 @@ absl::Status Builder::ReadRecords() {
         w.bytes = batch.copies.back().get();
       }
       DecodeAhead(&w, &scratch);
-      if (batch.items.size() == kWorkBatch) {
+      if (presum_ && Presum(&w, &presums)) {  // summed: only its group hears of it
+        if (ref.transient) batch.copies.pop_back();
+        batch.items.pop_back();
+        return absl::OkStatus();
+      }
+      const bool flush = presum_ && presums.full();
+      if (flush) flush_presums();
+      if (flush || batch.items.size() == kWorkBatch) {
         if (!queue.Push(std::move(batch))) {
           cancelled = true;
           return absl::CancelledError("the resolution stopped");
@@ -1093,7 +1229,11 @@ absl::Status Builder::ReadRecords() {
                  ? perfdata::TimeOrderedRecords::ForEachByRounds(reader_, KeepRecord, hand_on, &late)
                  : perfdata::TimeOrderedRecords::ForEach(reader_, KeepRecord, hand_on);
     if (late) walked = absl::AbortedError("a record more than a round late");
-    if (walked.ok() && !batch.items.empty() && !queue.Push(std::move(batch))) cancelled = true;
+    if (walked.ok()) flush_presums();
+    if (walked.ok() && (!batch.items.empty() || !batch.groups.empty()) &&
+        !queue.Push(std::move(batch))) {
+      cancelled = true;
+    }
     if (cancelled) walked = absl::OkStatus();  // the resolving thread's error is the one
     queue.Finish();
   });
@@ -1104,6 +1244,9 @@ absl::Status Builder::ReadRecords() {
       if (i + kPrefetchAhead < items.size()) PrefetchCaches(items[i + kPrefetchAhead]);
       resolved = OnRecord(items[i]);
       if (!resolved.ok()) break;
+    }
+    if (resolved.ok()) {
+      for (const SlotGroup& g : batch->groups) AddGroup(g);
     }
     if (!resolved.ok()) {
       queue.Cancel();

@@ -47,7 +47,12 @@ struct ProfileOptions {
 // and a second time (two passes, in exact time order) only when a record is
 // more than a round late or the file is malformed (the kernel's symbols are
 // read once for both); a stream is read once, whole (see
-// perfdata/time_order.h). The Profile owns everything it holds.
+// perfdata/time_order.h). Without a timeline (options.timeline,
+// record_addresses) the walking thread of a file also sums the samples that
+// will resolve alike (same recorded fields, no side-band change of their
+// process, thread or the kernel in between: symbolize/raw_sample_sums.h),
+// so that each such key is resolved once; the Profile is the same either
+// way. The Profile owns everything it holds.
 // Not thread-safe with respect to `reader`: nothing else may use it during
 // the call.
 absl::StatusOr<Profile> BuildProfile(perfdata::Reader& reader, const ProfileOptions& options);

@@ -7,19 +7,19 @@ namespace perfring::symbolize {
 
 void SampleSummer::AddPending() {
   for (size_t i = 0; i < pending_size_; ++i) {
-    const uint32_t stack = pending_[i].stack;
+    const uint32_t stack = pending_[i].key.stack;
     if (stack < first_of_stack_.size()) __builtin_prefetch(&first_of_stack_[stack]);
   }
   for (size_t i = 0; i < pending_size_; ++i) {
-    const uint32_t stack = pending_[i].stack;
+    const uint32_t stack = pending_[i].key.stack;
     if (stack < first_of_stack_.size() && first_of_stack_[stack] != kNone)
       __builtin_prefetch(&sums_[first_of_stack_[stack]]);
   }
-  for (size_t i = 0; i < pending_size_; ++i) AddNow(pending_[i]);
+  for (size_t i = 0; i < pending_size_; ++i) AddNow(pending_[i].key, pending_[i].group);
   pending_size_ = 0;
 }
 
-void SampleSummer::AddNow(const Sample& s) {
+void SampleSummer::AddNow(const Sample& s, const SampleGroup& g) {
   uint32_t* head = &first_without_stack_;
   if (s.stack != kNone) {
     if (s.stack >= first_of_stack_.size()) {
@@ -49,22 +49,22 @@ void SampleSummer::AddNow(const Sample& s) {
       SampleSum sum;
       sum.event = s.event, sum.comm = s.comm, sum.pid = s.pid, sum.tid = s.tid, sum.cpu = s.cpu;
       sum.stack = s.stack;
-      sum.first_record = s.record;
+      sum.first_record = g.first_record;
       sums_.push_back(sum);
     }
   }
   SampleSum& sum = sums_[at];
-  sum.samples += 1;
-  sum.period += s.period;
-  sum.first_record = std::min(sum.first_record, s.record);
+  sum.samples += g.samples;
+  sum.period += g.period;
+  sum.first_record = std::min(sum.first_record, g.first_record);
   // pprof's duration: the samples it draws (those with a stack) that have a time.
-  if (s.stack != kNone && s.time != 0) {
-    first_time_ = std::min(first_time_, s.time);
-    last_time_ = std::max(last_time_, s.time);
+  if (s.stack != kNone && g.first_time <= g.last_time) {
+    first_time_ = std::min(first_time_, g.first_time);
+    last_time_ = std::max(last_time_, g.last_time);
   }
   if (s.event >= first_of_event_.size()) first_of_event_.resize(s.event + 1);
   First& first = first_of_event_[s.event];
-  if (s.record < first.record) first = {s.record, s.period};
+  if (g.first_record < first.record) first = {g.first_record, g.first_period};
 }
 
 void SampleSummer::Finish(Profile* profile) {

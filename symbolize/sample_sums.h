@@ -8,6 +8,7 @@
 #ifndef PERFRING_SYMBOLIZE_SAMPLE_SUMS_H_
 #define PERFRING_SYMBOLIZE_SAMPLE_SUMS_H_
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -19,6 +20,30 @@
 
 namespace perfring::symbolize {
 
+// Samples of one key counted at once (SampleSummer::Add of a group): the
+// samples BuildProfile's walking thread found to resolve alike
+// (symbolize/raw_sample_sums.h). Their count and the sum of their periods,
+// the smallest Sample::record among them with its period, and the earliest
+// and latest of their nonzero times (first_time > last_time: none).
+struct SampleGroup {
+  uint64_t samples = 0;
+  uint64_t period = 0;
+  uint64_t first_record = UINT64_MAX;
+  uint64_t first_period = 0;
+  uint64_t first_time = UINT64_MAX, last_time = 0;
+
+  // Counts one sample in.
+  void Add(uint64_t record, uint64_t sample_period, uint64_t time) {
+    ++samples;
+    period += sample_period;
+    if (record < first_record) first_record = record, first_period = sample_period;
+    if (time != 0) {
+      first_time = std::min(first_time, time);
+      last_time = std::max(last_time, time);
+    }
+  }
+};
+
 class SampleSummer {
  public:
   // The most sums a sample is compared with one by one (see the members).
@@ -27,7 +52,15 @@ class SampleSummer {
   // Counts one sample. Samples may come in any order (BuildProfile's is
   // time order); each Sample::record is given once.
   void Add(const Sample& sample) {
-    pending_[pending_size_++] = sample;
+    SampleGroup one;
+    one.Add(sample.record, sample.period, sample.time);
+    Add(sample, one);
+  }
+  // Counts `group`, samples whose event, comm, pid, tid, cpu and stack are
+  // `key`'s (its record, period and time are not read). The groups and
+  // samples added hold each Sample::record once.
+  void Add(const Sample& key, const SampleGroup& group) {
+    pending_[pending_size_++] = {key, group};
     if (pending_size_ == kPending) AddPending();
   }
 
@@ -48,7 +81,7 @@ class SampleSummer {
   // after the other (they were most of Add's time).
   static constexpr size_t kPending = 32;
   void AddPending();
-  void AddNow(const Sample& sample);
+  void AddNow(const Sample& key, const SampleGroup& group);
 
   // Whether `sum` is the one of `sample` (its stack already matched).
   static bool SameKey(const SampleSum& sum, const Sample& sample) {
@@ -78,7 +111,11 @@ class SampleSummer {
   std::vector<SampleSum> sums_;
   uint64_t first_time_ = UINT64_MAX, last_time_ = 0;
   std::vector<First> first_of_event_;
-  std::array<Sample, kPending> pending_;
+  struct Pending {
+    Sample key;
+    SampleGroup group;
+  };
+  std::array<Pending, kPending> pending_;
   size_t pending_size_ = 0;
 };
 

@@ -24,9 +24,10 @@ perfdata::test_util::Attr TestAttr() {
 }
 
 std::string SampleRecord(uint32_t pid, uint32_t tid, uint64_t time, uint64_t ip,
-                   const std::vector<uint64_t>& chain, uint16_t cpumode, uint64_t addr) {
+                   const std::vector<uint64_t>& chain, uint16_t cpumode, uint64_t addr,
+                   uint64_t period) {
   RecordBuilder b(PERF_RECORD_SAMPLE, cpumode);
-  b.U64(kId).U64(ip).U32(pid).U32(tid).U64(time).U64(addr).U64(1000).U64(chain.size());
+  b.U64(kId).U64(ip).U32(pid).U32(tid).U64(time).U64(addr).U64(period).U64(chain.size());
   for (uint64_t c : chain) b.U64(c);
   return b.Finish();
 }
@@ -46,8 +47,12 @@ std::string CommRecord(uint32_t pid, uint32_t tid, uint64_t time, const std::str
 }
 
 std::string ForkRecord(uint32_t pid, uint32_t ppid, uint64_t time) {
+  return ForkRecord(pid, ppid, pid, ppid, time);
+}
+
+std::string ForkRecord(uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid, uint64_t time) {
   RecordBuilder b(PERF_RECORD_FORK, 0);
-  b.U32(pid).U32(ppid).U32(pid).U32(ppid).U64(time);
+  b.U32(pid).U32(ppid).U32(tid).U32(ptid).U64(time);
   return Trailer(b, pid, time).Finish();
 }
 

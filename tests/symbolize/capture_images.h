@@ -28,12 +28,13 @@ perfdata::test_util::Attr TestAttr();
 
 std::string SampleRecord(uint32_t pid, uint32_t tid, uint64_t time, uint64_t ip,
                    const std::vector<uint64_t>& chain, uint16_t cpumode = PERF_RECORD_MISC_USER,
-                   uint64_t addr = 0);
+                   uint64_t addr = 0, uint64_t period = 1000);
 // An executable MMAP2 (maj/min/ino variant).
 std::string Mmap2Record(uint32_t pid, uint64_t time, uint64_t addr, uint64_t len, uint64_t pgoff,
                   const std::string& file, uint16_t cpumode = PERF_RECORD_MISC_USER);
 std::string CommRecord(uint32_t pid, uint32_t tid, uint64_t time, const std::string& comm, bool exec);
-std::string ForkRecord(uint32_t pid, uint32_t ppid, uint64_t time);
+std::string ForkRecord(uint32_t pid, uint32_t ppid, uint64_t time);  // a process (tid = pid)
+std::string ForkRecord(uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid, uint64_t time);
 
 // A compiled ELF file, its executable segment, and where a test maps it.
 struct Mapped {

@@ -20,6 +20,7 @@
 #include "report/folded.h"
 #include "report/pprof.h"
 #include "report/report_table.h"
+#include "symbolize/raw_sample_sums.h"
 #include "symbolize/sample_sums.h"
 #include "decode/record_type.h"
 #include "perfdata/format.h"
@@ -570,6 +571,208 @@ TEST_F(ProfileBuilderTest, SumsAreTheSameWithAndWithoutTheTimeline) {
   EXPECT_EQ(report::FoldedStacks(*without, 0), report::FoldedStacks(*with, 0));
   EXPECT_EQ(report::ToPprof(*without, {}).SerializeAsString(), report::ToPprof(*with, {}).SerializeAsString());
   EXPECT_NE(report::FoldedStacks(*without, 0), "");
+}
+
+// Without a timeline the walking thread sums samples by their recorded
+// fields before they are resolved (symbolize/raw_sample_sums.h); with one,
+// every sample is resolved alone. Builds `data` both ways, expects the same
+// profile (sums, events, time range, stacks, locations, mappings, comms,
+// warnings) and returns the summed one.
+Profile BuiltBothWays(const std::string& data, const ProfileOptions& options = {}) {
+  absl::StatusOr<Profile> alone = Build(data, options);
+  absl::StatusOr<Profile> summed = BuildAsAsked(data, options, {});
+  EXPECT_TRUE(alone.ok()) << alone.status();
+  EXPECT_TRUE(summed.ok()) << summed.status();
+  if (!alone.ok() || !summed.ok()) return Profile();
+  EXPECT_TRUE(summed->samples.empty());
+  EXPECT_EQ(summed->sample_sums.size(), alone->sample_sums.size());
+  for (size_t i = 0; i < std::min(summed->sample_sums.size(), alone->sample_sums.size()); ++i) {
+    EXPECT_TRUE(SameSums(summed->sample_sums[i], alone->sample_sums[i])) << i;
+  }
+  EXPECT_EQ(summed->events.size(), alone->events.size());
+  for (size_t e = 0; e < std::min(summed->events.size(), alone->events.size()); ++e) {
+    EXPECT_EQ(summed->events[e].samples, alone->events[e].samples) << e;
+    EXPECT_EQ(summed->events[e].period, alone->events[e].period) << e;
+    EXPECT_EQ(summed->events[e].first_period, alone->events[e].first_period) << e;
+  }
+  EXPECT_EQ(summed->first_time, alone->first_time);
+  EXPECT_EQ(summed->last_time, alone->last_time);
+  EXPECT_EQ(summed->stack_locations, alone->stack_locations);
+  EXPECT_EQ(summed->stacks.size(), alone->stacks.size());
+  EXPECT_EQ(summed->locations.size(), alone->locations.size());
+  EXPECT_EQ(summed->mappings.size(), alone->mappings.size());
+  for (size_t m = 0; m < std::min(summed->mappings.size(), alone->mappings.size()); ++m) {
+    EXPECT_EQ(summed->mappings[m].dso, alone->mappings[m].dso) << m;
+  }
+  EXPECT_EQ(summed->comms, alone->comms);
+  EXPECT_EQ(summed->warnings, alone->warnings);
+  EXPECT_EQ(summed->lost, alone->lost);
+  return *std::move(summed);
+}
+
+// The sums of the profile as (comm, stack's leaf function or "?", samples).
+std::vector<std::string> SumsByCommAndLeaf(const Profile& p) {
+  std::vector<std::string> out;
+  for (const SampleSum& sum : p.sample_sums) {
+    std::string leaf = "?";
+    if (sum.stack != kNone) {
+      const Location& loc = p.locations[*p.stack_begin(sum.stack)];
+      if (loc.function != kNone) {
+        leaf = p.functions[loc.function].name;
+      } else if (loc.mapping != kNone) {
+        leaf = p.mappings[loc.mapping].dso;
+      }
+    }
+    out.push_back(absl::StrCat(sum.pid, "/", sum.tid, " ", p.comms[sum.comm], " ", leaf, " x", sum.samples));
+  }
+  return out;
+}
+
+TEST_F(ProfileBuilderTest, SummedSamplesTakeTheCommOfTheirTime) {
+  const uint64_t ip = pie_.At("main", 4);
+  std::string data = pie_.MmapAt(10, 1) + CommRecord(10, 10, 2, "before", false) +
+                     CommRecord(10, 11, 3, "other", false);
+  for (uint64_t t = 10; t < 13; ++t) data += SampleRecord(10, 10, t, ip, {}) + SampleRecord(10, 11, t, ip, {});
+  data += CommRecord(10, 10, 20, "after", false);
+  for (uint64_t t = 30; t < 33; ++t) data += SampleRecord(10, 10, t, ip, {}) + SampleRecord(10, 11, t, ip, {});
+  const Profile p = BuiltBothWays(data);
+  EXPECT_EQ(SumsByCommAndLeaf(p), (std::vector<std::string>{"10/10 before main x3", "10/11 other main x6",
+                                                             "10/10 after main x3"}));
+}
+
+TEST_F(ProfileBuilderTest, SummedSamplesTakeTheMapsOfTheirTime) {
+  // The library mapped over the PIE in process 10 halfway; process 20 keeps
+  // the PIE.
+  Mapped over = lib_;
+  over.base = pie_.map_start() - (lib_.text.vaddr & ~uint64_t{4095});
+  const uint64_t ip = over.At("c_function");
+  std::string data = pie_.MmapAt(10, 1) + pie_.MmapAt(20, 1);
+  for (uint64_t t = 10; t < 13; ++t) data += SampleRecord(10, 10, t, ip, {}) + SampleRecord(20, 20, t, ip, {});
+  data += over.MmapAt(10, 20);
+  for (uint64_t t = 30; t < 33; ++t) data += SampleRecord(10, 10, t, ip, {}) + SampleRecord(20, 20, t, ip, {});
+  const Profile p = BuiltBothWays(data);
+  ASSERT_EQ(p.sample_sums.size(), 3u);
+  const std::vector<std::string> sums = SumsByCommAndLeaf(p);
+  EXPECT_EQ(sums[2], "10/10 :10 c_function x3");
+  EXPECT_EQ(p.sample_sums[0].samples, 3u);  // process 10 before: the PIE
+  EXPECT_NE(p.sample_sums[0].stack, p.sample_sums[2].stack);
+  EXPECT_EQ(p.sample_sums[1].samples, 6u);  // process 20 throughout
+}
+
+// A FORK gives the child process its parent's maps (all its threads) and
+// the forked thread its parent's comm.
+TEST_F(ProfileBuilderTest, SummedSamplesTakeTheForkOfTheirTime) {
+  const uint64_t ip = lib_.At("c_function");
+  std::string data = lib_.MmapAt(10, 1) + CommRecord(10, 10, 2, "parent", false);
+  for (uint64_t t = 10; t < 13; ++t) data += SampleRecord(20, 20, t, ip, {}) + SampleRecord(20, 22, t, ip, {});
+  data += ForkRecord(20, 10, 20);
+  for (uint64_t t = 30; t < 33; ++t) data += SampleRecord(20, 20, t, ip, {}) + SampleRecord(20, 22, t, ip, {});
+  const Profile p = BuiltBothWays(data);
+  EXPECT_EQ(SumsByCommAndLeaf(p), (std::vector<std::string>{"20/20 :20 ? x3", "20/22 :22 ? x3",
+                                                             "20/20 parent c_function x3",
+                                                             "20/22 :22 c_function x3"}));
+}
+
+// A new thread (FORK with pid == ppid) gets the comm of the thread that
+// made it; its process's maps and other threads stay as they were. Thread
+// ids name comms whatever process a sample says (thread 12 in process 30).
+TEST_F(ProfileBuilderTest, SummedSamplesTakeTheCommOfANewThread) {
+  const uint64_t ip = lib_.At("c_function");
+  std::string data = lib_.MmapAt(10, 1) + lib_.MmapAt(30, 1) + CommRecord(10, 10, 2, "parent", false);
+  for (uint64_t t = 10; t < 13; ++t) {
+    data += SampleRecord(10, 10, t, ip, {}) + SampleRecord(10, 12, t, ip, {}) + SampleRecord(30, 12, t, ip, {});
+  }
+  data += ForkRecord(10, 10, /*tid=*/12, /*ptid=*/10, 20);
+  for (uint64_t t = 30; t < 33; ++t) {
+    data += SampleRecord(10, 10, t, ip, {}) + SampleRecord(10, 12, t, ip, {}) + SampleRecord(30, 12, t, ip, {});
+  }
+  const Profile p = BuiltBothWays(data);
+  EXPECT_EQ(SumsByCommAndLeaf(p),
+            (std::vector<std::string>{"10/10 parent c_function x6", "10/12 :12 c_function x3",
+                                      "30/12 :12 c_function x3", "10/12 parent c_function x3",
+                                      "30/12 parent c_function x3"}));
+}
+
+// A kernel map (a module loaded) changes the kernel addresses of every
+// process, whatever pid the record names (-1).
+TEST_F(ProfileBuilderTest, SummedSamplesTakeTheKernelMapsOfTheirTime) {
+  const std::string kallsyms = dir_ + "/kallsyms";
+  std::ofstream(kallsyms) << "ffffffff81000000 T _text\n"
+                             "ffffffff81000100 T do_syscall_64\n";
+  ProfileOptions options;
+  options.kallsyms = kallsyms;
+  const uint64_t ip = 0xffffffff80000010;  // below every symbol: named by its map only
+  std::string data;
+  for (uint64_t t = 10; t < 13; ++t) {
+    data += SampleRecord(10, 10, t, ip, {}, PERF_RECORD_MISC_KERNEL) +
+            SampleRecord(20, 20, t, ip, {}, PERF_RECORD_MISC_KERNEL);
+  }
+  data += Mmap2Record(UINT32_MAX, 20, 0xffffffff80000000, 0x1000, 0, "/lib/modules/6.1/extra/foo.ko",
+                      PERF_RECORD_MISC_KERNEL);
+  for (uint64_t t = 30; t < 33; ++t) {
+    data += SampleRecord(10, 10, t, ip, {}, PERF_RECORD_MISC_KERNEL) +
+            SampleRecord(20, 20, t, ip, {}, PERF_RECORD_MISC_KERNEL);
+  }
+  const Profile p = BuiltBothWays(data, options);
+  EXPECT_EQ(SumsByCommAndLeaf(p), (std::vector<std::string>{"10/10 :10 [kernel.kallsyms] x3",
+                                                             "20/20 :20 [kernel.kallsyms] x3",
+                                                             "10/10 :10 [foo] x3", "20/20 :20 [foo] x3"}));
+}
+
+// Periods summed, each event's first period (of its first sample in the
+// file, written out of time order), the time range, invalid contexts
+// counted per sample, call chains told apart by one entry.
+TEST_F(ProfileBuilderTest, SummedSamplesKeepPeriodsOrderTimesAndInvalidContexts) {
+  const uint64_t a = pie_.At("main", 4), b = pie_.At("c_function", 1);
+  const uint64_t invalid = static_cast<uint64_t>(-4000);  // in the marker range, no marker
+  std::string data = pie_.MmapAt(10, 1);
+  for (uint64_t round = 0; round < 2; ++round) {
+    const uint64_t base = 100 * (round + 1);
+    std::string ring_a, ring_b;
+    for (uint64_t k = 0; k < 8; ++k) {
+      ring_a += SampleRecord(10, 10, base + 10 + k, a, {PERF_CONTEXT_USER, a, k % 2 ? a : b}, PERF_RECORD_MISC_USER,
+                             0, 7 * k + round + 1);
+      ring_b += SampleRecord(10, 11, base + k, b, {PERF_CONTEXT_USER, b, invalid, a}, PERF_RECORD_MISC_USER, 0,
+                             1000 + k);
+    }
+    data += ring_a + ring_b + perfdata::test_util::FinishedRound();
+  }
+  const Profile p = BuiltBothWays(data);
+  ASSERT_EQ(p.sample_sums.size(), 3u);
+  EXPECT_EQ(p.sample_sums[0].tid, 10);  // first in the file, though later in time
+  EXPECT_EQ(p.sample_sums[0].period, (0 + 14 + 28 + 42) + 4 + (0 + 14 + 28 + 42) + 4 * 2);
+  EXPECT_EQ(p.sample_sums[2].period, 2 * (8 * 1000 + 28));
+  EXPECT_EQ(p.events[0].first_period, 1u);
+  EXPECT_EQ(p.events[0].samples, 32u);
+  EXPECT_EQ(p.first_time, 100u);
+  EXPECT_EQ(p.last_time, 217u);
+  ASSERT_FALSE(p.warnings.empty());
+  EXPECT_TRUE(absl::StrContains(p.warnings[0], "16 sample(s)")) << p.warnings[0];
+}
+
+// More distinct keys than the walking thread holds: its groups are handed
+// on and its slots numbered again (each key repeats often enough that the
+// summing goes on), the groups still added to the samples they belong to.
+TEST_F(ProfileBuilderTest, SummedSamplesPastTheKeyBoundAreSummedAlike) {
+  constexpr uint64_t kKeys = RawSampleSums::kMaxKeys + 100;
+  constexpr uint64_t kRepeats = RawSampleSums::kMinSamplesPerKey + 1;
+  std::string data = pie_.MmapAt(10, 1) + lib_.MmapAt(10, 1);
+  uint64_t time = 10;
+  for (uint64_t i = 0; i < kKeys; ++i) {
+    // Distinct addresses under no map: a location each; every 1000th in
+    // the library, so that the groups' stacks differ in what they name.
+    const uint64_t ip = i % 1000 == 0 ? lib_.At("c_function", i / 1000) : 0x100000 + 16 * i;
+    for (uint64_t n = 0; n < kRepeats; ++n) {
+      data += SampleRecord(10, 10 + i % 3, time++, ip, {}, PERF_RECORD_MISC_USER, 0, 1 + n);
+    }
+  }
+  const Profile p = BuiltBothWays(data);
+  EXPECT_EQ(p.sample_sums.size(), kKeys);
+  EXPECT_EQ(p.events[0].samples, kKeys * kRepeats);
+  for (const SampleSum& sum : p.sample_sums) {
+    ASSERT_EQ(sum.samples, kRepeats);
+    ASSERT_EQ(sum.period, kRepeats * (kRepeats + 1) / 2);
+  }
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 // first sample in the file, pprof's time range and each event's first period.
 #include "symbolize/sample_sums.h"
 
+#include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -224,6 +226,74 @@ TEST(SampleSummerTest, ManySamplesAcrossStacksAreEachCountedOnce) {
   for (size_t i = 1; i < p.sample_sums.size(); ++i)
     EXPECT_LT(p.sample_sums[i - 1].first_record, p.sample_sums[i].first_record);
   EXPECT_EQ(p.events[0].first_period, kSamples);  // record 1: the last added
+}
+
+// A group (BuildProfile's samples summed ahead of their resolution) counts
+// as its samples one by one would: counts, periods, the sums' order by the
+// earliest record, each event's first period, the time range (times 0 left
+// out), whatever the group's first sample was.
+TEST(SampleSummerTest, AGroupCountsAsItsSamplesOneByOne) {
+  const std::vector<Sample> samples = {
+      At(9, 0, 5, 10, 300), At(4, 1, 5, 20, 0),   At(7, 0, 5, 30, 0),    At(2, 0, 5, 40, 150),
+      At(6, 1, 5, 50, 900), At(3, 0, 5, 60, 120), At(1, 2, 5, 70, 0, 1), At(8, 0, 6, 80, 500)};
+  SampleSummer one_by_one;
+  for (const Sample& s : samples) one_by_one.Add(s);
+  Profile expected = WithEvents(2);
+  one_by_one.Finish(&expected);
+
+  // The first sample of each key alone, the others of its key as a group.
+  SampleSummer grouped;
+  std::vector<std::pair<Sample, SampleGroup>> groups;
+  for (const Sample& s : samples) {
+    auto same = std::find_if(groups.begin(), groups.end(), [&](const auto& g) {
+      return g.first.stack == s.stack && g.first.tid == s.tid && g.first.event == s.event;
+    });
+    if (same == groups.end()) {
+      grouped.Add(s);
+      groups.push_back({s, SampleGroup{}});
+    } else {
+      same->second.Add(s.record, s.period, s.time);
+    }
+  }
+  for (const auto& [key, group] : groups) {
+    if (group.samples > 0) grouped.Add(key, group);
+  }
+  Profile p = WithEvents(2);
+  grouped.Finish(&p);
+
+  ASSERT_EQ(p.sample_sums.size(), expected.sample_sums.size());
+  for (size_t i = 0; i < p.sample_sums.size(); ++i) {
+    EXPECT_EQ(p.sample_sums[i].stack, expected.sample_sums[i].stack) << i;
+    EXPECT_EQ(p.sample_sums[i].tid, expected.sample_sums[i].tid) << i;
+    EXPECT_EQ(p.sample_sums[i].samples, expected.sample_sums[i].samples) << i;
+    EXPECT_EQ(p.sample_sums[i].period, expected.sample_sums[i].period) << i;
+    EXPECT_EQ(p.sample_sums[i].first_record, expected.sample_sums[i].first_record) << i;
+  }
+  EXPECT_THAT(StacksOf(p), ElementsAre(2u, 0u, 1u, 0u));
+  EXPECT_EQ(p.sample_sums[1].samples, 4u);  // stack 0 of tid 5: first at record 2
+  EXPECT_EQ(p.sample_sums[1].period, 10u + 30 + 40 + 60);
+  EXPECT_EQ(p.events[0].first_period, 40u);  // record 2, inside a group
+  EXPECT_EQ(p.events[1].first_period, 70u);
+  EXPECT_EQ(p.first_time, 120u);
+  EXPECT_EQ(p.last_time, 900u);
+  EXPECT_EQ(expected.first_time, 120u);
+  EXPECT_EQ(expected.last_time, 900u);
+}
+
+TEST(SampleGroupTest, KeepsTheEarliestRecordsPeriodAndTheNonzeroTimes) {
+  SampleGroup g;
+  EXPECT_GT(g.first_time, g.last_time);  // none
+  g.Add(/*record=*/5, /*period=*/50, /*time=*/0);
+  EXPECT_GT(g.first_time, g.last_time);
+  g.Add(3, 30, 200);
+  g.Add(4, 40, 100);
+  g.Add(9, 90, 0);
+  EXPECT_EQ(g.samples, 4u);
+  EXPECT_EQ(g.period, 210u);
+  EXPECT_EQ(g.first_record, 3u);
+  EXPECT_EQ(g.first_period, 30u);
+  EXPECT_EQ(g.first_time, 100u);
+  EXPECT_EQ(g.last_time, 200u);
 }
 
 TEST(SumSamplesTest, SumsAProfilesSamples) {

@@ -1,0 +1,73 @@
+#include "symbolize/raw_sample_sums.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace perfring::symbolize {
+
+size_t RawSampleSums::HashOf(const Key& k, uint64_t changed) {
+  // A few multiplies (absl::HashOf's mixing of each field in turn cost more
+  // than the lookup of a key in the caches); the last steps spread every
+  // input bit over the whole hash, whose low and high bits both index.
+  uint64_t x = k.ip * 0x9e3779b97f4a7c15;
+  x ^= ((uint64_t{k.pid} << 32 | k.tid) + k.chain_hash) * 0xc2b2ae3d27d4eb4f;
+  x ^= ((uint64_t{k.cpu} << 32 | uint64_t{k.cpumode} << 16) + changed * 0x165667b19e3779f9 +
+        reinterpret_cast<uintptr_t>(k.event)) * 0x94d049bb133111eb;
+  x ^= x >> 31;
+  x *= 0xbf58476d1ce4e5b9;
+  return static_cast<size_t>(x ^ (x >> 29));
+}
+
+bool RawSampleSums::Same(const Slot& s, const Probe& p) const {
+  const Key& k = *p.key;
+  return s.hash == p.hash && s.ip == k.ip && s.pid == k.pid && s.tid == k.tid && s.cpu == k.cpu &&
+         s.event == k.event && s.cpumode == k.cpumode && s.changed == p.changed &&
+         s.chain_size == k.chain.size() &&
+         (s.chain_size == 0 ||
+          std::memcmp(chains_.data() + s.chain_begin, k.chain.data(), s.chain_size) == 0);
+}
+
+uint32_t RawSampleSums::Add(const Key& key, uint64_t record, uint64_t period, uint64_t time) {
+  if (paused_ > 0) {
+    --paused_;
+    return kAlone;
+  }
+  ++added_;
+  const uint64_t changed = std::max({all_changed_, process_changed_[key.pid % kChangeSlots],
+                                     thread_changed_[key.tid % kChangeSlots]});
+  const Probe probe{&key, changed, HashOf(key, changed)};
+  if (auto it = index_.find(probe); it != index_.end()) {
+    slots_[*it].group.Add(record, period, time);
+    return kSummed;
+  }
+  const uint32_t slot = static_cast<uint32_t>(slots_.size());
+  Slot& s = slots_.emplace_back();
+  s.event = key.event, s.cpumode = key.cpumode, s.pid = key.pid, s.tid = key.tid, s.cpu = key.cpu;
+  s.ip = key.ip;
+  s.changed = changed;
+  s.chain_begin = static_cast<uint32_t>(chains_.size());
+  s.chain_size = static_cast<uint32_t>(key.chain.size());
+  s.hash = probe.hash;
+  chains_.append(key.chain.data(), key.chain.size());
+  index_.insert(slot);
+  return slot;
+}
+
+void RawSampleSums::ProcessChanged(uint32_t pid) { process_changed_[pid % kChangeSlots] = ++changes_; }
+void RawSampleSums::ThreadChanged(uint32_t tid) { thread_changed_[tid % kChangeSlots] = ++changes_; }
+void RawSampleSums::AllChanged() { all_changed_ = ++changes_; }
+
+void RawSampleSums::Flush(absl::FunctionRef<void(uint32_t slot, const SampleGroup& group)> fn) {
+  if (slots_.size() >= max_keys_ && added_ < kMinSamplesPerKey * slots_.size()) {
+    paused_ = kPauseKeys * max_keys_;
+  }
+  added_ = 0;
+  for (uint32_t i = 0; i < slots_.size(); ++i) {
+    if (slots_[i].group.samples > 0) fn(i, slots_[i].group);
+  }
+  slots_.clear();
+  chains_.clear();
+  index_.clear();
+}
+
+}  // namespace perfring::symbolize

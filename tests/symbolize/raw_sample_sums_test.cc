@@ -1,0 +1,195 @@
+// RawSampleSums: samples summed by their recorded fields until a side-band
+// change of their process, thread or the kernel, within bounded memory,
+// paused when keys do not repeat.
+#include "symbolize/raw_sample_sums.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "gtest/gtest.h"
+
+namespace perfring::symbolize {
+namespace {
+
+constexpr uint32_t kSummed = RawSampleSums::kSummed;
+int kEvent, kOtherEvent;  // two events, by their addresses
+
+// `chain` must outlive the key.
+RawSampleSums::Key KeyOf(uint32_t pid, uint32_t tid, uint64_t ip, absl::string_view chain = "") {
+  RawSampleSums::Key k;
+  k.event = &kEvent;
+  k.cpumode = 2;  // PERF_RECORD_MISC_USER
+  k.pid = pid, k.tid = tid, k.cpu = 0, k.ip = ip;
+  k.chain = chain;
+  k.chain_hash = chain.size();  // a poor hash, as any the caller gives: the bytes decide
+  return k;
+}
+
+// Every group Flush hands out, by slot.
+std::map<uint32_t, SampleGroup> Flushed(RawSampleSums& sums) {
+  std::map<uint32_t, SampleGroup> groups;
+  sums.Flush([&](uint32_t slot, const SampleGroup& g) {
+    EXPECT_TRUE(groups.emplace(slot, g).second) << slot;
+  });
+  return groups;
+}
+
+TEST(RawSampleSumsTest, SamplesOfOneKeyAfterTheFirstAreGrouped) {
+  RawSampleSums sums;
+  const RawSampleSums::Key k = KeyOf(10, 11, 0x1000);
+  EXPECT_EQ(sums.Add(k, /*record=*/5, /*period=*/100, /*time=*/50), 0u);
+  EXPECT_EQ(sums.Add(k, 3, 200, 60), kSummed);
+  EXPECT_EQ(sums.Add(k, 9, 300, 0), kSummed);
+  EXPECT_EQ(sums.Add(k, 7, 400, 40), kSummed);
+  EXPECT_EQ(sums.Add(KeyOf(10, 11, 0x2000), 8, 1, 1), 1u);  // alone: no group
+  const std::map<uint32_t, SampleGroup> groups = Flushed(sums);
+  ASSERT_EQ(groups.size(), 1u);
+  const SampleGroup& g = groups.at(0);
+  EXPECT_EQ(g.samples, 3u);
+  EXPECT_EQ(g.period, 900u);
+  EXPECT_EQ(g.first_record, 3u);
+  EXPECT_EQ(g.first_period, 200u);
+  EXPECT_EQ(g.first_time, 40u);
+  EXPECT_EQ(g.last_time, 60u);
+}
+
+TEST(RawSampleSumsTest, EachRecordedFieldSeparatesKeys) {
+  RawSampleSums sums;
+  const std::string chain(16, 'a');
+  const RawSampleSums::Key base = KeyOf(10, 11, 0x1000, chain);
+  std::vector<RawSampleSums::Key> keys(8, base);
+  keys[1].event = &kOtherEvent;
+  keys[2].cpumode = 1;
+  keys[3].pid = 12;
+  keys[4].tid = 12;
+  keys[5].cpu = 1;
+  keys[6].ip = 0x1001;
+  const std::string other_chain = std::string(15, 'a') + "b";
+  keys[7].chain = other_chain;  // same hash given: the bytes decide
+  for (uint32_t i = 0; i < keys.size(); ++i) EXPECT_EQ(sums.Add(keys[i], i, 1, 0), i) << i;
+  for (uint32_t i = 0; i < keys.size(); ++i) EXPECT_EQ(sums.Add(keys[i], 10 + i, 1, 0), kSummed) << i;
+  EXPECT_EQ(Flushed(sums).size(), keys.size());
+}
+
+// MMAP, MMAP2, FORK of a process: its samples after it are new keys; other
+// processes' keys go on.
+TEST(RawSampleSumsTest, AProcessChangeStartsNewKeysForItsSamplesOnly) {
+  RawSampleSums sums;
+  EXPECT_EQ(sums.Add(KeyOf(10, 11, 0x1000), 0, 1, 0), 0u);
+  EXPECT_EQ(sums.Add(KeyOf(20, 21, 0x1000), 1, 1, 0), 1u);
+  sums.ProcessChanged(10);
+  EXPECT_EQ(sums.Add(KeyOf(10, 11, 0x1000), 2, 1, 0), 2u);
+  EXPECT_EQ(sums.Add(KeyOf(10, 11, 0x1000), 3, 1, 0), kSummed);
+  EXPECT_EQ(sums.Add(KeyOf(20, 21, 0x1000), 4, 1, 0), kSummed);
+  const std::map<uint32_t, SampleGroup> groups = Flushed(sums);
+  ASSERT_EQ(groups.size(), 2u);
+  EXPECT_EQ(groups.at(2).first_record, 3u);
+  EXPECT_EQ(groups.at(1).first_record, 4u);
+}
+
+// COMM, FORK of a thread: its samples after it are new keys, in whatever
+// process they say they are; its process's other threads go on.
+TEST(RawSampleSumsTest, AThreadChangeStartsNewKeysForItsSamplesOnly) {
+  RawSampleSums sums;
+  EXPECT_EQ(sums.Add(KeyOf(10, 11, 0x1000), 0, 1, 0), 0u);
+  EXPECT_EQ(sums.Add(KeyOf(10, 12, 0x1000), 1, 1, 0), 1u);
+  EXPECT_EQ(sums.Add(KeyOf(30, 11, 0x1000), 2, 1, 0), 2u);
+  sums.ThreadChanged(11);
+  EXPECT_EQ(sums.Add(KeyOf(10, 11, 0x1000), 3, 1, 0), 3u);
+  EXPECT_EQ(sums.Add(KeyOf(30, 11, 0x1000), 4, 1, 0), 4u);
+  EXPECT_EQ(sums.Add(KeyOf(10, 12, 0x1000), 5, 1, 0), kSummed);
+  EXPECT_EQ(Flushed(sums).size(), 1u);
+}
+
+// A kernel map: every sample after it is a new key.
+TEST(RawSampleSumsTest, AKernelChangeStartsNewKeysForAll) {
+  RawSampleSums sums;
+  EXPECT_EQ(sums.Add(KeyOf(10, 11, 0x1000), 0, 1, 0), 0u);
+  EXPECT_EQ(sums.Add(KeyOf(20, 21, 0x2000), 1, 1, 0), 1u);
+  sums.AllChanged();
+  EXPECT_EQ(sums.Add(KeyOf(10, 11, 0x1000), 2, 1, 0), 2u);
+  EXPECT_EQ(sums.Add(KeyOf(20, 21, 0x2000), 3, 1, 0), 3u);
+  EXPECT_TRUE(Flushed(sums).empty());
+}
+
+// A change after the key's last sample still separates it from the next:
+// changes of other processes and threads in between do not hide it.
+TEST(RawSampleSumsTest, ALaterChangeOfAnotherProcessDoesNotHideAnEarlierOne) {
+  RawSampleSums sums;
+  EXPECT_EQ(sums.Add(KeyOf(10, 11, 0x1000), 0, 1, 0), 0u);
+  sums.ProcessChanged(10);
+  sums.ProcessChanged(20);
+  sums.ThreadChanged(21);
+  EXPECT_EQ(sums.Add(KeyOf(10, 11, 0x1000), 1, 1, 0), 1u);
+  sums.ProcessChanged(20);
+  EXPECT_EQ(sums.Add(KeyOf(10, 11, 0x1000), 2, 1, 0), kSummed);
+}
+
+TEST(RawSampleSumsTest, FullAtTheKeyBoundAndEmptyAfterFlush) {
+  RawSampleSums sums(/*max_keys=*/4, /*max_chain_bytes=*/1 << 20);
+  uint64_t record = 0;
+  for (uint32_t i = 0; i < 4; ++i) {
+    EXPECT_FALSE(sums.full()) << i;
+    EXPECT_EQ(sums.Add(KeyOf(10, 11, 0x1000 + i), record++, 1, 0), i);
+    for (uint64_t n = 1; n < RawSampleSums::kMinSamplesPerKey; ++n) {
+      EXPECT_EQ(sums.Add(KeyOf(10, 11, 0x1000 + i), record++, 1, 0), kSummed);
+    }
+  }
+  EXPECT_TRUE(sums.full());
+  EXPECT_EQ(Flushed(sums).size(), 4u);
+  EXPECT_FALSE(sums.full());
+  // The keys are forgotten: numbered from 0 again.
+  EXPECT_EQ(sums.Add(KeyOf(10, 11, 0x1003), record++, 1, 0), 0u);
+}
+
+TEST(RawSampleSumsTest, FullAtTheCallchainBound) {
+  RawSampleSums sums(/*max_keys=*/100, /*max_chain_bytes=*/64);
+  const std::string chain(40, 'x');
+  EXPECT_EQ(sums.Add(KeyOf(10, 11, 0x1000, chain), 0, 1, 0), 0u);
+  EXPECT_FALSE(sums.full());
+  EXPECT_EQ(sums.Add(KeyOf(10, 11, 0x1000, chain), 1, 1, 0), kSummed);
+  EXPECT_FALSE(sums.full());  // a sample of a key held copies nothing
+  EXPECT_EQ(sums.Add(KeyOf(10, 11, 0x1001, chain), 2, 1, 0), 1u);
+  EXPECT_TRUE(sums.full());
+  EXPECT_EQ(Flushed(sums).size(), 1u);
+  EXPECT_FALSE(sums.full());
+}
+
+// The keys filled with fewer than kMinSamplesPerKey samples a key: the next
+// kPauseKeys * max_keys samples are left alone, then summing resumes.
+TEST(RawSampleSumsTest, KeysThatDoNotRepeatPauseTheSumming) {
+  constexpr size_t kKeys = 8;
+  RawSampleSums sums(kKeys, 1 << 20);
+  uint64_t record = 0;
+  for (uint32_t i = 0; i < kKeys; ++i) {
+    EXPECT_EQ(sums.Add(KeyOf(10, 11, 0x1000 + i), record++, 1, 0), i);
+    EXPECT_EQ(sums.Add(KeyOf(10, 11, 0x1000 + i), record++, 1, 0), kSummed);
+  }
+  ASSERT_TRUE(sums.full());
+  EXPECT_EQ(Flushed(sums).size(), kKeys);
+  for (uint64_t i = 0; i < RawSampleSums::kPauseKeys * kKeys; ++i) {
+    ASSERT_EQ(sums.Add(KeyOf(10, 11, 0x1000), record++, 1, 0), RawSampleSums::kAlone) << i;
+  }
+  EXPECT_EQ(sums.Add(KeyOf(10, 11, 0x1000), record++, 1, 0), 0u);
+  EXPECT_EQ(sums.Add(KeyOf(10, 11, 0x1000), record++, 1, 0), kSummed);
+}
+
+TEST(RawSampleSumsTest, KeysThatRepeatKeepSumming) {
+  constexpr size_t kKeys = 8;
+  RawSampleSums sums(kKeys, 1 << 20);
+  uint64_t record = 0;
+  for (uint32_t i = 0; i < kKeys; ++i) {
+    for (uint64_t n = 0; n < RawSampleSums::kMinSamplesPerKey; ++n) {
+      sums.Add(KeyOf(10, 11, 0x1000 + i), record++, 1, 0);
+    }
+  }
+  ASSERT_TRUE(sums.full());
+  EXPECT_EQ(Flushed(sums).size(), kKeys);
+  EXPECT_EQ(sums.Add(KeyOf(10, 11, 0x1000), record++, 1, 0), 0u);
+}
+
+}  // namespace
+}  // namespace perfring::symbolize
