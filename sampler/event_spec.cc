@@ -450,7 +450,7 @@ absl::StatusOr<EventSpec> Parser::ParseBreakpoint(const Piece& event) {
     }
   }
   spec.attr.bp_type = access != 0 ? access : HW_BREAKPOINT_R | HW_BREAKPOINT_W;
-  spec.attr.bp_len = spec.attr.bp_type == HW_BREAKPOINT_X ? sizeof(long) : HW_BREAKPOINT_LEN_4;
+  spec.attr.bp_len = spec.attr.bp_type == HW_BREAKPOINT_X ? sizeof(long) : size_t{HW_BREAKPOINT_LEN_4};
   if (address.size() == 2) {
     uint64_t len = 0;
     if (!number(address[1], &len) || (len != 1 && len != 2 && len != 4 && len != 8)) {

@@ -154,9 +154,11 @@ TEST_F(FirefoxExport, PerfringCaptureAgreesWithPerfringReport) {
     EXPECT_EQ(ranked[i].second, hot[i]);
     EXPECT_NEAR(100 * self[hot[i]] / total, rows[i].percent, 0.5) << hot[i];
   }
-  for (size_t i = 0; i < 10 && i < rows.size(); ++i)
-    if (rows[i].symbol.rfind("0x", 0) != 0)  // unresolved rows are named differently
+  for (size_t i = 0; i < 10 && i < rows.size(); ++i) {
+    if (rows[i].symbol.rfind("0x", 0) != 0) {  // unresolved rows are named differently
       EXPECT_NEAR(100 * self[rows[i].symbol] / total, rows[i].percent, 0.5) << rows[i].symbol;
+    }
+  }
 
   // The main thread is named after the workload, and its binary is a lib
   // with its path and build-id.
@@ -180,8 +182,9 @@ TEST_F(FirefoxExport, PerfringCaptureAgreesWithPerfringReport) {
   const json& ft = doc["shared"]["frameTable"];
   for (size_t i = 0; i < ft["lib"].size(); ++i) {
     int lib = ft["lib"][i].get<int>();
-    if (lib >= 0 && doc["libs"][lib]["name"] == "[kernel.kallsyms]")
+    if (lib >= 0 && doc["libs"][lib]["name"] == "[kernel.kallsyms]") {
       EXPECT_EQ(doc["meta"]["categories"][ft["category"][i].get<size_t>()]["name"], "Kernel");
+    }
   }
 }
 

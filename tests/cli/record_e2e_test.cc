@@ -732,7 +732,7 @@ class RecordOptionsE2E : public RecordE2E {
 
 TEST_F(RecordOptionsE2E, SampleOptionsSetTheAttrsPerfSets) {
   const std::string run = absl::StrCat(" -- ", hot_loop_, " 0.05");
-  for (const std::string& options :
+  for (const char* options :
        {"-d", "-P -c 100000", "-R", "-s", "--all-user", "--all-kernel", "--code-page-size",
         "-g --kernel-callchains", "-g --user-callchains", "--user-regs=ip,sp", "--user-regs", "-I",
         "-k mono", "-k raw", "-k real", "-k boot", "--per-thread"}) {
@@ -939,7 +939,7 @@ TEST_F(RecordOptionsE2E, UidFollowsEveryProcessOfTheUser) {
 }
 
 TEST_F(RecordOptionsE2E, BranchStacksWithoutLbrAreOneLineLikePerfs) {
-  for (const std::string& options : {"-b", "-j any,u", "--call-graph lbr"}) {
+  for (const char* options : {"-b", "-j any,u", "--call-graph lbr"}) {
     const std::string args = absl::StrCat(options, " -e cpu-clock -- true");
     const Result perf = Shell(absl::StrCat("perf record -q -N -o ", dir_, "/theirs.data ", args));
     const Result rec = Shell(absl::StrCat(perfring_, " record -q -o ", dir_, "/ours.data ", args));

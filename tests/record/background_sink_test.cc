@@ -186,7 +186,9 @@ TEST(BackgroundSink, RacingWriterAndRendererKeepEveryRingRecordWithinTheBound) {
       const absl::Span<const uint8_t> pieces[] = {
           absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(words.data()), words.size() * 8)};
       ASSERT_TRUE(sink.WriteRingRecords(pieces).ok());
-      if (span % 7 == 6) ASSERT_TRUE(sink.EndRound().ok());
+      if (span % 7 == 6) {
+        ASSERT_TRUE(sink.EndRound().ok());
+      }
     }
     ASSERT_TRUE(sink.End(CaptureSummary()).ok());
     EXPECT_LE(sink.peak_queued_bytes(), 480u);

@@ -546,7 +546,9 @@ TEST_F(ProfileBuilderTest, SumsAreTheSameWithAndWithoutTheTimeline) {
   for (size_t i = 0; i < with->sample_sums.size(); ++i) {
     EXPECT_TRUE(SameSums(with->sample_sums[i], without->sample_sums[i])) << i;
     EXPECT_TRUE(SameSums(with->sample_sums[i], derived.sample_sums[i])) << i;
-    if (i > 0) EXPECT_LT(with->sample_sums[i - 1].first_record, with->sample_sums[i].first_record);
+    if (i > 0) {
+      EXPECT_LT(with->sample_sums[i - 1].first_record, with->sample_sums[i].first_record);
+    }
     EXPECT_EQ(with->sample_sums[i].period, 1000 * with->sample_sums[i].samples);
     counted += with->sample_sums[i].samples;
   }

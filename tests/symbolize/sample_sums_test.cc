@@ -97,9 +97,10 @@ TEST(SampleSummerTest, OneStackInThousandsOfThreadsIsSummedPerThreadInBoundedSte
   SampleSummer summer;
   uint64_t record = 0;
   for (int round = 0; round < 3; ++round) {
-    for (int t = 0; t < kThreads; ++t) summer.Add(At(record++, 7, 1000 + t, t + 1, 100 + record));
+    for (int t = 0; t < kThreads; ++t, ++record) summer.Add(At(record, 7, 1000 + t, t + 1, 101 + record));
   }
-  summer.Add(At(record++, 8, 1000, 5, 100 + record));  // another stack, a thread of the first
+  summer.Add(At(record, 8, 1000, 5, 101 + record));  // another stack, a thread of the first
+  ++record;
   EXPECT_LE(summer.longest_walk(), SampleSummer::kMaxChain);
   Profile p = WithEvents(1);
   summer.Finish(&p);
