@@ -327,8 +327,8 @@ bool Presum(Work* w, RawSampleSums* sums) {
     sums->AllChanged();
     return false;
   }
-  const uint32_t pid = LoadUnaligned<uint32_t>(w->bytes + 8);
-  const uint32_t tid = LoadUnaligned<uint32_t>(w->bytes + 12);
+  auto word = [w](size_t offset) { return LoadUnaligned<uint32_t>(w->bytes + offset); };
+  const uint32_t pid = word(8);
   const uint16_t cpumode =
       LoadUnaligned<perf_event_header>(w->bytes).misc & PERF_RECORD_MISC_CPUMODE_MASK;
   switch (type) {
@@ -340,14 +340,14 @@ bool Presum(Work* w, RawSampleSums* sums) {
         sums->ProcessChanged(pid);
       }
       break;
-    case PERF_RECORD_COMM:
-      sums->ThreadChanged(tid);
+    case PERF_RECORD_COMM:  // pid, tid
+      sums->ThreadChanged(word(12));
       break;
-    case PERF_RECORD_FORK:
+    case PERF_RECORD_FORK:  // pid, ppid, tid, ptid
       // A new process gets its parent's maps; a new thread (pid == ppid)
       // changes its process in nothing (AddressSpaces::OnFork).
-      if (pid != LoadUnaligned<uint32_t>(w->bytes + 12)) sums->ProcessChanged(pid);
-      sums->ThreadChanged(LoadUnaligned<uint32_t>(w->bytes + 16));
+      if (pid != word(12)) sums->ProcessChanged(pid);
+      sums->ThreadChanged(word(16));
       break;
     default:  // LOST, LOST_SAMPLES: no sample resolves otherwise
       break;
