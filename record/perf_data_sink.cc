@@ -10,7 +10,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_split.h"
 #include "perfdata/output_file.h"
 #include "perfdata/tracing_data.h"
 #include "sampler/tracefs.h"
@@ -25,12 +24,9 @@ absl::StatusOr<std::string> TracingDataFor(const EventTable& events, const Syste
   for (size_t i = 0; i < events.size(); ++i) {
     const EventInfo& e = events.at(static_cast<int>(i));
     if (e.attr.type != PERF_TYPE_TRACEPOINT) continue;
-    // "SUBSYSTEM:NAME[:MODIFIERS]", as the event spec was written.
-    std::vector<std::string> parts = absl::StrSplit(e.name, ':');
-    if (parts.size() < 2) {
-      return absl::InvalidArgumentError(absl::StrCat("tracepoint event ", e.name, " has no SUBSYSTEM:NAME"));
-    }
-    tracepoints.push_back({parts[0], parts[1]});
+    absl::StatusOr<TracepointName> tracepoint = TracepointNameOf(e.name);
+    if (!tracepoint.ok()) return tracepoint.status();
+    tracepoints.push_back({tracepoint->subsystem, tracepoint->name});
   }
   if (tracepoints.empty()) return std::string();
   absl::StatusOr<std::string> root = FindTracefs(paths);

@@ -7,7 +7,6 @@
 #include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "sampler/attr_text.h"
 #include "sampler/tracefs.h"
 #include "sampler/text_file.h"
@@ -270,13 +269,12 @@ absl::StatusOr<EventSet> EventSet::Open(const EventList& list, const SamplerOpti
       // Its fields, so that JSON renders its samples' RAW as "tp", as it does
       // from a perf.data's tracing data. Without the format file (the
       // perf.data sink says why) RAW stays hex only.
-      const std::vector<absl::string_view> parts = absl::StrSplit(info.name, ':');
-      if (parts.size() >= 2) {
-        absl::StatusOr<TracepointFormat> format =
-            ReadTracepointFormat(options.paths, parts[0], parts[1]);
-        if (format.ok()) {
-          info.tracepoint = std::make_shared<const TracepointFormat>(*std::move(format));
-        }
+      absl::StatusOr<TracepointName> tracepoint = TracepointNameOf(info.name);
+      absl::StatusOr<TracepointFormat> format =
+          tracepoint.ok() ? ReadTracepointFormat(options.paths, tracepoint->subsystem, tracepoint->name)
+                          : tracepoint.status();
+      if (format.ok()) {
+        info.tracepoint = std::make_shared<const TracepointFormat>(*std::move(format));
       }
     }
     set.table_->Add(std::move(info));

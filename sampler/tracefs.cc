@@ -10,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "sampler/suggest.h"
 #include "sampler/text_file.h"
 
@@ -124,6 +125,15 @@ absl::StatusOr<uint64_t> TracepointId(const SystemPaths& paths, absl::string_vie
   }
   if (!id.ok()) return id.status();
   return static_cast<uint64_t>(*id);
+}
+
+absl::StatusOr<TracepointName> TracepointNameOf(absl::string_view event_name) {
+  std::vector<absl::string_view> parts = absl::StrSplit(event_name, ':');
+  if (parts.size() < 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("tracepoint event ", event_name, " has no SUBSYSTEM:NAME"));
+  }
+  return TracepointName{std::string(parts[0]), std::string(parts[1])};
 }
 
 absl::StatusOr<TracepointFormat> ReadTracepointFormat(const SystemPaths& paths,

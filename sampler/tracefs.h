@@ -44,6 +44,11 @@ struct TracepointName {
   std::string name;
 };
 bool IsTracepointGlob(absl::string_view subsystem, absl::string_view name);
+
+// The tracepoint a PERF_TYPE_TRACEPOINT event of the EventTable names: its
+// name as the spec was written, "SUBSYSTEM:NAME[:MODIFIERS]".
+// InvalidArgument for a name without both parts.
+absl::StatusOr<TracepointName> TracepointNameOf(absl::string_view event_name);
 absl::StatusOr<std::vector<TracepointName>> ExpandTracepointGlob(const SystemPaths& paths,
                                                                  absl::string_view subsystem,
                                                                  absl::string_view name);

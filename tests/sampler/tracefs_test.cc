@@ -35,6 +35,14 @@ TEST(ReadTracepointFormat, ParsesTheEventsFormatFile) {
   EXPECT_THAT(names, ::testing::ElementsAre("prev_comm", "prev_pid"));
 }
 
+TEST(TracepointNameOf, TakesSubsystemAndNameAndLeavesModifiers) {
+  absl::StatusOr<TracepointName> tp = TracepointNameOf("sched:sched_switch:u");
+  ASSERT_TRUE(tp.ok()) << tp.status();
+  EXPECT_EQ(tp->subsystem, "sched");
+  EXPECT_EQ(tp->name, "sched_switch");
+  EXPECT_TRUE(absl::IsInvalidArgument(TracepointNameOf("cpu-clock").status()));
+}
+
 TEST(ReadTracepointFormat, NoFormatFileIsNotFoundAndAPathIsRefused) {
   FakeTree tree;
   tree.Write("tracing/events/sched/sched_switch/id", "316\n");
