@@ -150,9 +150,15 @@ class CallchainTextCache {
   // `"PERF_CONTEXT_USER_DEFERRED"`: 28.
   static constexpr size_t kTextBytes = 32;
   using Slot = FragmentOf<kTextBytes>;
+  // Every slot starts as the text of 0 (which only slot 0 is asked for, but
+  // which is right in any slot): so a slot's text is always its value's,
+  // and a lookup compares the value alone.
+  CallchainTextCache() {
+    for (Slot& slot : slots_) Fill(0, &slot);
+  }
   const Slot& Get(uint64_t v) {
     Slot& slot = slots_[(v * 0x9e3779b97f4a7c15ULL) >> (64 - kSlotBits)];
-    if (ABSL_PREDICT_FALSE(!slot.valid || slot.value != v)) Fill(v, &slot);
+    if (ABSL_PREDICT_FALSE(slot.value != v)) Fill(v, &slot);
     return slot;
   }
 
@@ -168,7 +174,7 @@ class CallchainTextCache {
     });
   }
   static constexpr int kSlotBits = 9;
-  Slot slots_[1 << kSlotBits] = {};
+  Slot slots_[1 << kSlotBits];
 };
 
 CallchainTextCache& CallchainTexts() {
