@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 
 #include "absl/base/optimization.h"
@@ -135,51 +136,61 @@ PidTidCache& PidTids() {
   return cache;
 }
 
-// The `"0x…"` text of the callchain addresses a thread rendered lately, in
-// a table of slots chosen by the address (a capture's stacks repeat: the
-// same kernel paths, the same frames of the same few threads), each the
-// address and its text; a slot is overwritten by the next address that
-// maps to it. Not thread-safe: one per thread; 20 KiB, allocated the first
-// time a thread renders a callchain.
-class AddressTextCache {
+// The text of the callchain entries a thread rendered lately, `"0x…"` for
+// an address and `"PERF_CONTEXT_…"` for a context marker (as
+// json_internal::WriteCallchain writes them), in a table of slots chosen by
+// the value (a capture's stacks repeat: the same kernel paths, the same
+// frames of the same few threads, the same markers), each the value and its
+// text; a slot is overwritten by the next value that maps to it. Not
+// thread-safe: one per thread; 24 KiB, allocated the first time a thread
+// renders a callchain.
+class CallchainTextCache {
  public:
-  static constexpr size_t kTextBytes = 24;  // `"0x` + 16 digits + `"`: 20
+  // `"0x` + 16 digits + `"`: 20; the longest marker,
+  // `"PERF_CONTEXT_USER_DEFERRED"`: 28.
+  static constexpr size_t kTextBytes = 32;
   using Slot = FragmentOf<kTextBytes>;
-  const Slot& Get(uint64_t ip) {
-    Slot& slot = slots_[(ip * 0x9e3779b97f4a7c15ULL) >> (64 - kSlotBits)];
-    if (ABSL_PREDICT_FALSE(!slot.valid || slot.value != ip)) {
-      FillFragment(ip, &slot, [ip](JsonSink& j) { j.Hex(ip); });
-    }
+  // Every slot starts as the text of 0 (which only slot 0 is asked for, but
+  // which is right in any slot): so a slot's text is always its value's,
+  // and a lookup compares the value alone.
+  CallchainTextCache() {
+    for (Slot& slot : slots_) Fill(0, &slot);
+  }
+  const Slot& Get(uint64_t v) {
+    Slot& slot = slots_[(v * 0x9e3779b97f4a7c15ULL) >> (64 - kSlotBits)];
+    if (ABSL_PREDICT_FALSE(slot.value != v)) Fill(v, &slot);
     return slot;
   }
 
  private:
+  ABSL_ATTRIBUTE_NOINLINE static void Fill(uint64_t v, Slot* slot) {
+    FillFragment(v, slot, [v](JsonSink& j) {
+      const char* marker = v >= PERF_CONTEXT_MAX ? json_internal::ContextMarkerName(v) : nullptr;
+      if (marker != nullptr) {
+        j.PlainString(marker);
+      } else {
+        j.Hex(v);
+      }
+    });
+  }
   static constexpr int kSlotBits = 9;
-  Slot slots_[1 << kSlotBits] = {};
+  Slot slots_[1 << kSlotBits];
 };
 
-AddressTextCache& AddressTexts() {
-  thread_local std::unique_ptr<AddressTextCache> cache;
-  if (ABSL_PREDICT_FALSE(cache == nullptr)) cache = std::make_unique<AddressTextCache>();
+CallchainTextCache& CallchainTexts() {
+  thread_local std::unique_ptr<CallchainTextCache> cache;
+  if (ABSL_PREDICT_FALSE(cache == nullptr)) cache = std::make_unique<CallchainTextCache>();
   return *cache;
 }
 
-// json_internal::WriteCallchain with each address's text from the
-// thread's AddressTextCache: the same bytes.
+// json_internal::WriteCallchain with each entry's text from the thread's
+// CallchainTextCache: the same bytes.
 void WriteCallchainCached(JsonSink& j, const U64Array& ips) {
-  j.BeginArray();
-  AddressTextCache& texts = AddressTexts();
-  for (size_t i = 0; i < ips.size(); ++i) {
-    const uint64_t ip = ips[i];
-    const char* marker = ip >= PERF_CONTEXT_MAX ? json_internal::ContextMarkerName(ip) : nullptr;
-    if (marker != nullptr) {
-      j.PlainString(marker);
-    } else {
-      const AddressTextCache::Slot& text = texts.Get(ip);
-      j.RawFragment<AddressTextCache::kTextBytes>(text.text, text.size);
-    }
-  }
-  j.EndArray();
+  CallchainTextCache& texts = CallchainTexts();
+  j.FragmentArray<CallchainTextCache::kTextBytes>(ips, [&texts](uint64_t ip) {
+    const CallchainTextCache::Slot& text = texts.Get(ip);
+    return std::pair<const char*, size_t>(text.text, text.size);
+  });
 }
 
 // A SAMPLE line's opening up to its ip's value (the event's name, misc,

@@ -5,6 +5,7 @@
 
 #include <linux/perf_event.h>
 
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -254,6 +255,77 @@ TEST_F(SampleJsonLineTest, InPlaceSaysWhenTheLineMayNotFitAndWhenItIsDeclined) {
   EventInfo raw = Event(PERF_SAMPLE_RAW);
   EXPECT_EQ(InPlace(Sample(PERF_SAMPLE_RAW, 0, 1, 1, {}), raw), "declined");
   EXPECT_EQ(InPlace(std::vector<uint8_t>(bytes.begin(), bytes.begin() + 16), event), "declined");
+}
+
+// Addresses as "0x" and lower-case hex without leading zeros, whatever the
+// digit count and the nibble at each position (the ip, and callchain
+// entries met for the first time and again from the cache), against
+// printf's %llx: in a string, in place, and as the decoder's way renders them.
+TEST_F(SampleJsonLineTest, AddressesOfEveryDigitCountAndNibbleRenderAsPrintfsHex) {
+  const uint64_t t = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN;
+  const EventInfo event = Event(t);
+  std::vector<uint64_t> values = {0, ~uint64_t{0}, 0x8000000000000000ULL, 0x0123456789abcdefULL,
+                                  0xfedcba9876543210ULL, 0xa0a0a0a0a0a0a0a0ULL, 0x0909090909090909ULL,
+                                  static_cast<uint64_t>(PERF_CONTEXT_MAX) - 1};
+  for (int shift = 0; shift < 64; shift += 4) {
+    for (uint64_t nibble = 1; nibble < 16; ++nibble) {
+      values.push_back(nibble << shift);                          // one digit, then zeros
+      values.push_back((nibble << shift) | ((uint64_t{1} << shift) - 1));  // then ones
+      values.push_back((nibble << shift) | (shift == 0 ? 0 : 0x9999999999999999ULL >> (64 - shift)));  // then 9s
+    }
+  }
+  auto hex = [](uint64_t v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "\"0x%llx\"", static_cast<unsigned long long>(v));
+    return std::string(text);
+  };
+  for (int pass = 0; pass < 2; ++pass) {  // the second: the callchain's texts cached
+    for (uint64_t v : values) {
+      const std::vector<uint8_t> bytes = Sample(t, PERF_RECORD_MISC_USER, 1, 1, {v, v ^ 1, v});
+      const std::string want = "{\"type\":\"SAMPLE\",\"event\":\"cpu-clock\\\"\\\\\\u00ff\",\"misc\":2,"
+                               "\"cpumode\":\"user\",\"ip\":\"0xffffffff81234567\",\"callchain\":[" +
+                               hex(v) + "," + hex(v ^ 1) + "," + hex(v) + "]}\n";
+      std::string direct;
+      ASSERT_TRUE(AppendSampleJsonLine(bytes.data(), static_cast<uint32_t>(bytes.size()), event, &direct));
+      ASSERT_EQ(direct, want) << std::hex << v;
+      ASSERT_EQ(InPlace(bytes, event), "before\n" + want) << std::hex << v;
+      ASSERT_EQ(Decoded(bytes, event), want) << std::hex << v;
+    }
+  }
+  // The ip itself, through the decoder's way and the line's.
+  const uint64_t ip_only = PERF_SAMPLE_IP;
+  const EventInfo ip_event = Event(ip_only);
+  for (uint64_t v : values) {
+    RecordBuilder b(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+    b.U64(v);
+    const std::vector<uint8_t> bytes = b.Build();
+    const std::string want = "{\"type\":\"SAMPLE\",\"event\":\"cpu-clock\\\"\\\\\\u00ff\",\"misc\":2,"
+                             "\"cpumode\":\"user\",\"ip\":" + hex(v) + "}\n";
+    ASSERT_EQ(InPlace(bytes, ip_event), "before\n" + want) << std::hex << v;
+    ASSERT_EQ(Decoded(bytes, ip_event), want) << std::hex << v;
+  }
+}
+
+// Callchains of every length around the longest one the line checks for
+// room at once (123 entries of up to 32 bytes and a comma each, within the
+// sink's 4 KiB), with markers among the addresses: in a string and in
+// place, as the decoder's way renders them.
+TEST_F(SampleJsonLineTest, CallchainsOfEveryLengthAroundTheOneCheckForRoomRenderAsTheDecodedRecord) {
+  const uint64_t t = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN;
+  const EventInfo event = Event(t);
+  for (size_t n = 0; n <= 140; ++n) {
+    std::vector<uint64_t> chain;
+    for (size_t i = 0; i < n; ++i) {
+      chain.push_back(i % 5 == 0   ? static_cast<uint64_t>(-640) /* USER_DEFERRED, the longest */
+                      : i % 7 == 0 ? static_cast<uint64_t>(PERF_CONTEXT_KERNEL)
+                                   : 0xffffffff81000000ULL + i * 0x1234567ULL);
+    }
+    const std::vector<uint8_t> bytes = Sample(t, PERF_RECORD_MISC_KERNEL, 1, 2, chain);
+    std::string direct;
+    ASSERT_TRUE(AppendSampleJsonLine(bytes.data(), static_cast<uint32_t>(bytes.size()), event, &direct));
+    ASSERT_EQ(direct, Decoded(bytes, event)) << n;
+    ASSERT_EQ(InPlace(bytes, event), "before\n" + direct) << n;
+  }
 }
 
 // Every value from PERF_CONTEXT_MAX up in a callchain: the markers by
