@@ -50,28 +50,15 @@ absl::Status DumpHeader(const Reader& reader, FILE* out) {
 // the strings they view never move (deques), so that the render threads may
 // read them while more are added; they live as long as this object, which
 // must outlive the sink. Grows with the distinct locations, not the samples.
-// Not thread-safe to fill (the caller's thread only).
+// Not thread-safe (the caller's thread only).
 class LocationSymbols {
  public:
   explicit LocationSymbols(const symbolize::ProfileOptions& options) : srcline_(options.srcline) {}
 
-  // The SampleSymbols of a resolved SAMPLE; its chain array is `chain`'s
-  // (valid until the next call).
-  SampleSymbols Of(const symbolize::ResolvedRecord& r, std::vector<const AddressSymbol*>* chain) {
-    const symbolize::Profile& p = *r.profile;
-    SampleSymbols s;
-    s.ip = At(p, r.addresses->ip);
-    s.addr = At(p, r.addresses->addr);
-    chain->clear();
-    for (uint32_t i = 0; i < r.addresses->chain_size; ++i) chain->push_back(At(p, r.chain[i]));
-    s.chain = chain->data();
-    s.chain_size = chain->size();
-    return s;
-  }
-
- private:
-  const AddressSymbol* At(const symbolize::Profile& p, uint32_t location) {
-    if (location == symbolize::kNone) return nullptr;
+  // Makes the entries of every location up to `location` (kNone: none)
+  // from the profile that names them.
+  void Learn(const symbolize::Profile& p, uint32_t location) {
+    if (location == symbolize::kNone) return;
     while (by_location_.size() <= location) {
       const symbolize::Location& l = p.locations[by_location_.size()];
       AddressSymbol& a = entries_.emplace_back();
@@ -86,8 +73,13 @@ class LocationSymbols {
       if (srcline_ && !l.srcfile.empty()) a.srcline = strings_.emplace_back(absl::StrCat(l.srcfile, ":", l.line));
       by_location_.push_back(&a);
     }
-    return by_location_[location];
   }
+  // The entry of a learnt location; null for kNone.
+  const AddressSymbol* At(uint32_t location) const {
+    return location == symbolize::kNone ? nullptr : by_location_[location];
+  }
+
+ private:
   // A mapping's or function's name, copied once.
   std::string_view Name(std::vector<std::string_view>* names, uint32_t index, const std::string& name) {
     if (names->size() <= index) names->resize(index + 1);
@@ -103,38 +95,54 @@ class LocationSymbols {
   std::vector<std::string_view> dso_names_, function_names_;
 };
 
-// The records BuildProfile hands out in time order, put back in file order
-// for the sink: a record waits until every record before it in the file has
-// come, so that what is held is the records of the rounds in flight (a
-// file's exact order holds more when the file is out of order further).
-// Positions are contiguous from 0 (every record is handed out once).
-class FileOrder {
+// The records BuildProfile hands out in time order, given to the sink in
+// time order or put back in file order: then a record waits until every
+// record before it in the file has come, so that what is held is the
+// records of the rounds in flight (a file's exact order holds more when the
+// file is out of order further: 64 bytes a record, and the copy of a
+// transient one). Positions are contiguous from 0 (every record is handed
+// out once).
+class SymbolizedRecords {
  public:
-  explicit FileOrder(JsonLinesWriter* sink) : sink_(*sink) {}
+  SymbolizedRecords(JsonLinesWriter* sink, LocationSymbols* locations, bool file_order)
+      : sink_(*sink), locations_(*locations), file_order_(file_order) {}
 
-  absl::Status Add(const symbolize::ResolvedRecord& r, const std::string* comm,
-                   const SampleSymbols* symbols) {
+  absl::Status Add(const symbolize::ResolvedRecord& r, const std::string* comm) {
+    const symbolize::SampleAddresses* a = r.addresses;
+    if (a != nullptr) {
+      locations_.Learn(*r.profile, a->ip);
+      locations_.Learn(*r.profile, a->addr);
+      for (uint32_t i = 0; i < a->chain_size; ++i) locations_.Learn(*r.profile, r.chain[i]);
+    }
+    if (!file_order_) return Emit(r.ref.bytes, r.ref.size, r.ref.event, r.ref.offset, r.ref.transient, comm, a, r.chain);
     const uint64_t index = r.seq - next_;
     if (index >= held_.size()) held_.resize(index + 1);
     Held& h = held_[index];
     h.present = true;
-    h.ref = r.ref;
+    h.bytes = r.ref.bytes;
+    h.size = r.ref.size;
+    h.event = r.ref.event;
+    h.offset = r.ref.offset;
     if (r.ref.transient) {
-      h.copy.assign(reinterpret_cast<const char*>(r.ref.bytes), r.ref.size);
-      h.ref.bytes = reinterpret_cast<const uint8_t*>(h.copy.data());
+      h.copy.reset(new uint8_t[r.ref.size]);
+      std::memcpy(h.copy.get(), r.ref.bytes, r.ref.size);
+      h.bytes = h.copy.get();
     }
     h.comm = comm;
-    h.has_symbols = symbols != nullptr;
-    if (symbols != nullptr) {
-      h.symbols = *symbols;
-      h.chain.assign(symbols->chain, symbols->chain + symbols->chain_size);
-      h.symbols.chain = h.chain.data();
+    if (a != nullptr) {
+      h.has_addresses = true;
+      h.addresses = *a;
+      if (a->chain_size > 0) {
+        h.chain.reset(new uint32_t[a->chain_size]);
+        std::memcpy(h.chain.get(), r.chain, a->chain_size * sizeof(uint32_t));
+      }
     }
-    // The sink copies transient bytes and the symbols: the entry goes.
     while (!held_.empty() && held_.front().present) {
       Held& f = held_.front();
-      PERFDATA_RETURN_IF_ERROR(sink_.Add(f.ref, f.comm, f.has_symbols ? &f.symbols : nullptr));
-      held_.pop_front();
+      // A copy goes with the entry: the sink copies it in turn.
+      PERFDATA_RETURN_IF_ERROR(Emit(f.bytes, f.size, f.event, f.offset, f.copy != nullptr, f.comm,
+                                    f.has_addresses ? &f.addresses : nullptr, f.chain.get()));
+      held_.pop_front();  // the sink copied what it keeps of it
       ++next_;
     }
     return absl::OkStatus();
@@ -143,18 +151,44 @@ class FileOrder {
   bool empty() const { return held_.empty(); }
 
  private:
+  // To the sink, which copies the symbols, and the bytes when transient.
+  absl::Status Emit(const uint8_t* bytes, uint32_t size, const EventInfo* event, uint64_t offset,
+                    bool transient, const std::string* comm, const symbolize::SampleAddresses* a,
+                    const uint32_t* chain) {
+    RecordRef ref;
+    ref.bytes = bytes;
+    ref.size = size;
+    ref.event = event;
+    ref.offset = offset;
+    ref.transient = transient;
+    if (a == nullptr) return sink_.Add(ref, comm);
+    SampleSymbols s;
+    s.ip = locations_.At(a->ip);
+    s.addr = locations_.At(a->addr);
+    chain_.clear();
+    for (uint32_t i = 0; i < a->chain_size; ++i) chain_.push_back(locations_.At(chain[i]));
+    s.chain = chain_.data();
+    s.chain_size = chain_.size();
+    return sink_.Add(ref, comm, &s);
+  }
+
   struct Held {
-    bool present = false;
-    bool has_symbols = false;
-    perfdata::RecordRef ref;
-    std::string copy;  // a transient record's bytes
+    const uint8_t* bytes = nullptr;  // the reader's, or `copy`
+    const EventInfo* event = nullptr;
+    uint64_t offset = 0;
     const std::string* comm = nullptr;
-    SampleSymbols symbols;
-    std::vector<const AddressSymbol*> chain;
+    std::unique_ptr<uint8_t[]> copy;  // a transient record's bytes
+    std::unique_ptr<uint32_t[]> chain;  // addresses.chain_size locations
+    symbolize::SampleAddresses addresses;
+    uint32_t size = 0;
+    bool present = false, has_addresses = false;
   };
   JsonLinesWriter& sink_;
+  LocationSymbols& locations_;
+  const bool file_order_;
   std::deque<Held> held_;  // from position next_ on
   uint64_t next_ = 0;
+  std::vector<const AddressSymbol*> chain_;
 };
 
 // dump --symbolize: the records as BuildProfile resolves them, in time
@@ -165,27 +199,22 @@ absl::Status DumpSymbolized(const DumpOptions& options, Reader& r, FILE* out, FI
   // (time, position), ThreadNames::Collect's answer, in either output order.
   ThreadNames names;
   LocationSymbols locations(options.symbols);
-  std::vector<const AddressSymbol*> chain;
   JsonLinesWriter sink(out, options.threads > 0 ? options.threads : DefaultThreads(),
                        JsonLinesWriter::kDefaultBatchRecords, [&r] { return r.CheckInput(); });
-  FileOrder file_order(&sink);
+  SymbolizedRecords records(&sink, &locations, !time_order);
   uint64_t late = 0;
   symbolize::ProfileOptions profile_options = options.symbols;
   profile_options.late = &late;
   profile_options.on_record = [&](const symbolize::ResolvedRecord& rr) -> absl::Status {
     PERFDATA_RETURN_IF_ERROR(names.Follow(rr.ref, rr.seq));
-    const std::string* comm = names.CommOfSample(rr.ref, rr.seq);
-    SampleSymbols symbols;
-    if (rr.addresses != nullptr) symbols = locations.Of(rr, &chain);
-    const SampleSymbols* s = rr.addresses != nullptr ? &symbols : nullptr;
-    return time_order ? sink.Add(rr.ref, comm, s) : file_order.Add(rr, comm, s);
+    return records.Add(rr, names.CommOfSample(rr.ref, rr.seq));
   };
   absl::StatusOr<symbolize::Profile> profile = symbolize::BuildProfile(r, profile_options);
   if (!profile.ok()) return profile.status();
   for (const std::string& w : profile->warnings) {
     absl::FPrintF(err, "perfring dump: --symbolize: %s\n", w);
   }
-  if (!file_order.empty()) {
+  if (!records.empty()) {
     return absl::InternalError("dump --symbolize: a record was never handed out");
   }
   if (late != 0) {
