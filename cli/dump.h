@@ -38,8 +38,12 @@ struct DumpOptions {
   int threads = 0;
   // --symbolize (JSON Lines only): each SAMPLE's ip, addr and callchain
   // entries get their symbol, dso and (symbols.srcline) source line, as
-  // json/sample_symbols.h renders them. The file is read once more first,
-  // for symbolize::BuildProfile. Without it the output is unchanged.
+  // json/sample_symbols.h renders them. symbolize::BuildProfile resolves the
+  // records in time order (ProfileOptions::on_record: a file in its exact
+  // order, read twice; a stream released at its FINISHED_ROUNDs) and hands
+  // each on to be rendered, in that order (kTime) or put back in file order
+  // (holding the records of the rounds in flight), so that memory stays
+  // bounded for a capture of any length. Without it the output is unchanged.
   bool symbolize = false;
   symbolize::ProfileOptions symbols;
 };

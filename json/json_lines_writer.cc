@@ -27,11 +27,22 @@ struct JsonLinesWriter::Batch {
     const uint8_t* bytes;
     const EventInfo* event;
     const std::string* comm;  // a SAMPLE's thread name, or null
-    const SampleSymbols* symbols;  // a SAMPLE's resolved addresses, or null
+    uint32_t symbols;  // a SAMPLE's resolved addresses: index into `symbols`, or kNoSymbols
     uint64_t offset;
     uint32_t size;
   };
   std::vector<Item> refs;
+  // Copies of the SampleSymbols Add was given, their chains in `chains`
+  // (chain_begin: an index there, so that the vector may grow).
+  static constexpr uint32_t kNoSymbols = UINT32_MAX;
+  struct Symbols {
+    const AddressSymbol* ip;
+    const AddressSymbol* addr;
+    size_t chain_begin, chain_size;
+    bool has_chain;
+  };
+  std::vector<Symbols> symbols;
+  std::vector<const AddressSymbol*> chains;
   // Copies of decompressed records; allocated (uninitialized) on the first.
   std::unique_ptr<uint8_t[]> arena;
   size_t arena_used = 0;
@@ -55,10 +66,18 @@ struct JsonLinesWriter::Batch {
       }
       // Straight into `text`; a line that does not fit is rendered again
       // after the buffer has doubled.
+      SampleSymbols syms;
+      if (ref.symbols != kNoSymbols) {
+        const Symbols& c = symbols[ref.symbols];
+        syms.ip = c.ip;
+        syms.addr = c.addr;
+        syms.chain = c.has_chain ? chains.data() + c.chain_begin : nullptr;
+        syms.chain_size = c.chain_size;
+      }
       char* end;
       while ((end = AppendJsonLine(record, ref.event, text.data() + text_size,
                                    text.data() + text.size(), ref.comm,
-                                   ref.symbols)) == nullptr) {
+                                   ref.symbols != kNoSymbols ? &syms : nullptr)) == nullptr) {
         text.resize(std::max<size_t>(2 * text.size(), kMinTextSize));
       }
       text_size = static_cast<size_t>(end - text.data());
@@ -66,6 +85,8 @@ struct JsonLinesWriter::Batch {
   }
   void Clear() {
     refs.clear();
+    symbols.clear();
+    chains.clear();
     arena_used = 0;
   }
 };
@@ -128,7 +149,16 @@ absl::Status JsonLinesWriter::Add(const perfdata::RecordRef& ref, const std::str
     batch->arena_used += (ref.size + 7) & ~size_t{7};
     bytes = dst;
   }
-  batch->refs.push_back({bytes, ref.event, comm, symbols, ref.offset, ref.size});
+  uint32_t symbols_index = Batch::kNoSymbols;
+  if (symbols != nullptr) {
+    symbols_index = static_cast<uint32_t>(batch->symbols.size());
+    batch->symbols.push_back({symbols->ip, symbols->addr, batch->chains.size(), symbols->chain_size,
+                              symbols->chain != nullptr});
+    if (symbols->chain != nullptr) {
+      batch->chains.insert(batch->chains.end(), symbols->chain, symbols->chain + symbols->chain_size);
+    }
+  }
+  batch->refs.push_back({bytes, ref.event, comm, symbols_index, ref.offset, ref.size});
   return absl::OkStatus();
 }
 

@@ -53,8 +53,10 @@ class JsonLinesWriter {
   // of an earlier batch: a record that does not decode (InvalidArgument
   // naming its offset) or a write error (Unavailable). `comm` (may be null;
   // must outlive Finish() as the bytes do) is the sample's thread name,
-  // rendered as "comm". `symbols` (may be null; must outlive Finish() too):
-  // a SAMPLE's resolved addresses (dump --symbolize, json/sample_symbols.h).
+  // rendered as "comm". `symbols` (may be null): a SAMPLE's resolved
+  // addresses (dump --symbolize, json/sample_symbols.h), copied with its
+  // chain array; the AddressSymbols it points to, and their strings, must
+  // outlive Finish() as the bytes do.
   absl::Status Add(const perfdata::RecordRef& ref, const std::string* comm = nullptr,
                    const SampleSymbols* symbols = nullptr);
   // Renders and writes what is queued, and flushes `out`.

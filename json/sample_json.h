@@ -83,8 +83,8 @@ inline void WriteSymbolizedCallchain(JsonSink& j, const U64Array& ips, const Sam
     if (marker != nullptr) {
       j.Key("context");
       j.PlainString(marker);
-    } else if (syms.chain[i] != SampleSymbols::kNone) {
-      WriteAddressSymbol<false>(j, syms.table[syms.chain[i]]);
+    } else if (syms.chain[i] != nullptr) {
+      WriteAddressSymbol<false>(j, *syms.chain[i]);
     }
     j.EndObject();
   }
@@ -287,8 +287,8 @@ inline void WriteSample(JsonSink& j, uint16_t misc, const Sample& s,
   if (t & PERF_SAMPLE_IP) {
     j.Key("ip");
     j.Hex(s.ip);
-    if (syms != nullptr && syms->ip != SampleSymbols::kNone) {
-      WriteAddressSymbol<false>(j, syms->table[syms->ip]);
+    if (syms != nullptr && syms->ip != nullptr) {
+      WriteAddressSymbol<false>(j, *syms->ip);
     }
   }
   if (t & PERF_SAMPLE_TID) WritePidTid(j, s.pid, s.tid);
@@ -299,8 +299,8 @@ inline void WriteSample(JsonSink& j, uint16_t misc, const Sample& s,
   if (t & PERF_SAMPLE_ADDR) {
     j.Key("addr");
     j.Hex(s.addr);
-    if (syms != nullptr && syms->addr != SampleSymbols::kNone) {
-      WriteAddressSymbol<true>(j, syms->table[syms->addr]);
+    if (syms != nullptr && syms->addr != nullptr) {
+      WriteAddressSymbol<true>(j, *syms->addr);
     }
   }
   WriteIdStreamIdCpu(j, t, s);

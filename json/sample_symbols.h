@@ -14,7 +14,9 @@
 // the address (or the dso's symbols cannot be trusted), no "dso"/"dsoff"
 // when no map does, no "srcline" without --srcline or line info.
 //
-// Borrowed views: everything pointed to must outlive the rendering.
+// Borrowed views: everything pointed to must outlive the rendering
+// (JsonLinesWriter copies a SampleSymbols and its chain array itself, not
+// the AddressSymbols they point to).
 #ifndef PERFRING_JSON_SAMPLE_SYMBOLS_H_
 #define PERFRING_JSON_SAMPLE_SYMBOLS_H_
 
@@ -33,12 +35,13 @@ struct AddressSymbol {
 };
 
 struct SampleSymbols {
-  static constexpr uint32_t kNone = UINT32_MAX;
-  const AddressSymbol* table = nullptr;  // the entries the indices below name
-  uint32_t ip = kNone, addr = kNone;
-  // One index per callchain entry, in record order; kNone for a marker.
+  // The entries of ip and addr; null when the record has none (or it was not
+  // resolved).
+  const AddressSymbol* ip = nullptr;
+  const AddressSymbol* addr = nullptr;
+  // One entry per callchain entry, in record order; null for a marker.
   // Rendered only when chain_size is the record's callchain size.
-  const uint32_t* chain = nullptr;
+  const AddressSymbol* const* chain = nullptr;
   size_t chain_size = 0;
 };
 

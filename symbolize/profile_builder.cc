@@ -226,6 +226,7 @@ struct Work {
   const EventInfo* event = nullptr;
   uint64_t offset = 0;
   bool decoded = false;
+  bool copied = false;             // `bytes` copied from a transient record (into the batch)
   uint16_t misc = 0;               // header.misc, when decoded
   FixedSample sample;              // when decoded
   size_t chain_hash = 0;           // when decoded: ChainHash(sample.callchain)
@@ -253,10 +254,10 @@ struct WorkBatch {
 constexpr size_t kWorkBatch = 4096;   // records per batch
 constexpr size_t kBatchesAhead = 4;   // batches the walk may run ahead of the resolution
 
-// Which records BuildProfile reads.
-bool KeepRecord(const perfdata::RecordRef& ref) {
-  if (ref.size < sizeof(perf_event_header)) return false;
-  switch (LoadUnaligned<uint32_t>(ref.bytes)) {
+// Which records BuildProfile reads (resolves or applies).
+bool IsReadRecord(const uint8_t* bytes, uint32_t size) {
+  if (size < sizeof(perf_event_header)) return false;
+  switch (LoadUnaligned<uint32_t>(bytes)) {
     case PERF_RECORD_SAMPLE: case PERF_RECORD_MMAP: case PERF_RECORD_MMAP2:
     case PERF_RECORD_COMM: case PERF_RECORD_FORK: case PERF_RECORD_LOST:
     case PERF_RECORD_LOST_SAMPLES:
@@ -265,6 +266,9 @@ bool KeepRecord(const perfdata::RecordRef& ref) {
       return false;
   }
 }
+bool KeepRecord(const perfdata::RecordRef& ref) { return IsReadRecord(ref.bytes, ref.size); }
+// ProfileOptions::on_record: every record goes through, in time order.
+bool KeepAll(const perfdata::RecordRef&) { return true; }
 
 // The walking thread's part of a record: a SAMPLE without REGS_USER and
 // STACK_USER decoded into w->sample (the user stack of those is unwound
@@ -381,8 +385,9 @@ class Builder {
       : reader_(reader),
         options_(options),
         by_rounds_(by_rounds),
-        keep_samples_(options.timeline || options.record_addresses),
-        presum_(!keep_samples_ && !reader.streaming()),
+        observe_(options.on_record != nullptr),
+        keep_samples_((options.timeline || options.record_addresses) && !observe_),
+        presum_(!keep_samples_ && !observe_ && !reader.streaming()),
         kernel_(*kernel) {}
   ~Builder() {
     if (kernel_.running.valid()) kernel_.running.wait();
@@ -460,6 +465,13 @@ class Builder {
   perfdata::Reader& reader_;
   const ProfileOptions& options_;
   const bool by_rounds_;
+  // ProfileOptions::on_record: every record handed to it after OnRecord,
+  // each SAMPLE's addresses resolved into observed_ (observed_valid_).
+  const bool observe_;
+  SampleAddresses observed_;
+  std::vector<uint32_t> observed_chain_;
+  bool observed_valid_ = false;
+  absl::Status Observe(const Work& w);
   const bool keep_samples_;  // Profile::samples filled (timeline)
   bool gave_up_ = false;
   Profile profile_;
@@ -939,24 +951,32 @@ std::optional<symbolize::Sample> Builder::ResolveSample(const Work& w, const Fix
   const int32_t pid = out.pid;
 
   const bool has_chain = (type & PERF_SAMPLE_CALLCHAIN) != 0;
-  if (options_.record_addresses) {
-    // The record's own addresses, for dump --symbolize.
+  if (options_.record_addresses || observe_) {
+    // The record's own addresses, for dump --symbolize: kept in the
+    // profile, or (observe_) only until Observe hands them on.
+    std::vector<uint32_t>& chain = observe_ ? observed_chain_ : profile_.chain_locations;
+    if (observe_) chain.clear();
     SampleAddresses addresses;
     if (type & PERF_SAMPLE_IP) addresses.ip = Resolve(pid, s.ip, cpumode);
     if (type & PERF_SAMPLE_ADDR) addresses.addr = Resolve(pid, s.addr, PERF_RECORD_MISC_CPUMODE_UNKNOWN);
-    addresses.chain_begin = static_cast<uint32_t>(profile_.chain_locations.size());
+    addresses.chain_begin = static_cast<uint32_t>(chain.size());
     uint16_t mode = cpumode;
     for (size_t i = 0; has_chain && i < s.callchain.size(); ++i) {
       const uint64_t ip = s.callchain[i];
       if (ip >= static_cast<uint64_t>(PERF_CONTEXT_MAX)) {
         mode = ContextCpumode(ip);
-        profile_.chain_locations.push_back(kNone);
+        chain.push_back(kNone);
       } else {
-        profile_.chain_locations.push_back(Resolve(pid, ip, mode));
+        chain.push_back(Resolve(pid, ip, mode));
       }
     }
     addresses.chain_size = static_cast<uint32_t>(s.callchain.size());
-    profile_.sample_addresses.push_back(addresses);
+    if (observe_) {
+      observed_ = addresses;
+      observed_valid_ = true;
+    } else {
+      profile_.sample_addresses.push_back(addresses);
+    }
   }
 
   // The stack, leaf first. --call-graph dwarf: the kernel part from the
@@ -1058,7 +1078,26 @@ absl::string_view Builder::KeepChain(absl::string_view chain) {
   return absl::string_view(dst, chain.size());
 }
 
+absl::Status Builder::Observe(const Work& w) {
+  ResolvedRecord r;
+  r.ref.bytes = w.bytes;
+  r.ref.size = w.size;
+  r.ref.offset = w.offset;
+  r.ref.event = w.event;
+  r.ref.transient = w.copied;  // the batch's copy goes when the batch is recycled
+  r.seq = w.seq;
+  if (observed_valid_) {
+    r.addresses = &observed_;
+    r.chain = observed_chain_.data();
+  }
+  r.profile = &profile_;
+  observed_valid_ = false;
+  return options_.on_record(r);
+}
+
 absl::Status Builder::OnRecord(const Work& w) {
+  // Observed only (ProfileOptions::on_record): nothing to read in it.
+  if (observe_ && !IsReadRecord(w.bytes, w.size)) return absl::OkStatus();
   if (w.decoded) return OnSample(w, w.sample, w.misc & PERF_RECORD_MISC_CPUMODE_MASK, nullptr);
   const EventInfo* event = w.event;
   if (event == nullptr) {
@@ -1145,7 +1184,7 @@ absl::Status Builder::OnRecord(const Work& w) {
 }
 
 absl::Status Builder::ReadRecords() {
-  if (reader_.streaming()) {
+  if (reader_.streaming() && !observe_) {
     // A stream is read once, and ForEach's release at FINISHED_ROUNDs could
     // hand out a late record out of time order: collected and sorted whole.
     absl::StatusOr<perfdata::TimeOrderedRecords> sorted =
@@ -1206,6 +1245,7 @@ absl::Status Builder::ReadRecords() {
         batch.copies.push_back(std::make_unique<uint8_t[]>(ref.size));
         std::memcpy(batch.copies.back().get(), ref.bytes, ref.size);
         w.bytes = batch.copies.back().get();
+        w.copied = true;
       }
       DecodeAhead(&w, &scratch);
       if (presum_ && Presum(&w, &presums)) {  // summed: only its group hears of it
@@ -1227,7 +1267,8 @@ absl::Status Builder::ReadRecords() {
     bool late = false;
     walked = by_rounds_
                  ? perfdata::TimeOrderedRecords::ForEachByRounds(reader_, KeepRecord, hand_on, &late)
-                 : perfdata::TimeOrderedRecords::ForEach(reader_, KeepRecord, hand_on);
+                 : perfdata::TimeOrderedRecords::ForEach(reader_, observe_ ? KeepAll : KeepRecord,
+                                                         hand_on, options_.late);
     if (late) walked = absl::AbortedError("a record more than a round late");
     if (walked.ok()) flush_presums();
     if (walked.ok() && (!batch.items.empty() || !batch.groups.empty()) &&
@@ -1243,6 +1284,7 @@ absl::Status Builder::ReadRecords() {
     for (size_t i = 0; i < items.size(); ++i) {
       if (i + kPrefetchAhead < items.size()) PrefetchCaches(items[i + kPrefetchAhead]);
       resolved = OnRecord(items[i]);
+      if (resolved.ok() && observe_) resolved = Observe(items[i]);
       if (!resolved.ok()) break;
     }
     if (resolved.ok()) {
@@ -1321,7 +1363,9 @@ absl::StatusOr<Profile> BuildProfile(perfdata::Reader& reader, const ProfileOpti
   // A file is first read once, in rounds; a file that does not keep to them
   // (or is malformed) is read again in exact order, from scratch.
   KernelSymbols kernel;
-  if (!reader.streaming()) {
+  // Records handed on as they are resolved cannot be taken back: in exact
+  // order (ForEach) at once.
+  if (!reader.streaming() && !options.on_record) {
     Builder builder(reader, options, /*by_rounds=*/true, &kernel);
     if (absl::Status s = builder.Init(); !s.ok()) return s;
     absl::StatusOr<Profile> profile = builder.Run();

@@ -4,13 +4,32 @@
 #ifndef PERFRING_SYMBOLIZE_PROFILE_BUILDER_H_
 #define PERFRING_SYMBOLIZE_PROFILE_BUILDER_H_
 
+#include <cstdint>
+#include <functional>
 #include <string>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "perfdata/reader.h"
 #include "symbolize/profile.h"
 
 namespace perfring::symbolize {
+
+// One record as ProfileOptions::on_record receives it.
+struct ResolvedRecord {
+  // Valid during the call only when ref.transient (a stream's record, or one
+  // from a COMPRESSED chunk); otherwise the reader's bytes.
+  perfdata::RecordRef ref;
+  uint32_t seq = 0;  // its position among all the input's records (ForEachRecord order)
+  // A SAMPLE of an event of the file: its ip's, addr's and callchain
+  // entries' locations (as Profile::sample_addresses would hold them; chain
+  // points at chain_size indices, kNone for a marker). Null otherwise.
+  const SampleAddresses* addresses = nullptr;
+  const uint32_t* chain = nullptr;
+  // The profile so far: every location named above is in it. Valid during
+  // the call; its vectors grow afterwards.
+  const Profile* profile = nullptr;
+};
 
 struct ProfileOptions {
   bool srcline = false;        // --srcline: source file and line of each location (libdw)
@@ -27,6 +46,17 @@ struct ProfileOptions {
   // Fill Profile::sample_addresses (dump --symbolize): the location of each
   // sample's ip, addr and raw callchain entries. Implies timeline.
   bool record_addresses = false;
+  // dump --symbolize in bounded memory: when set, BuildProfile keeps no
+  // sample (timeline and record_addresses are ignored) and hands every
+  // record of the input, of any type, to on_record, on the calling thread,
+  // in time order (TimeOrderedRecords::ForEach's: exact for a file, read in
+  // two passes; a stream released at its FINISHED_ROUNDs), each SAMPLE with
+  // its addresses resolved against the maps at its time. An error it
+  // returns ends BuildProfile with that error. The records late in a
+  // stream (see TimeOrderedRecords::ForEach) are counted in *late when
+  // `late` is set.
+  std::function<absl::Status(const ResolvedRecord&)> on_record;
+  uint64_t* late = nullptr;
 };
 
 // Reads every record of the perf.data once (side-band applied in time order), symbolizes each

@@ -182,5 +182,111 @@ TEST_F(DumpSymbolizeTest, TheBinaryReadsStdinAndRefusesBadOptionsInOneLine) {
   }
 }
 
+// A sample is resolved against the maps at its time, whatever round of the
+// file it is in: liba mapped at time 1, libb over it at time 20; the
+// sample at time 30 is written in the first round, the MMAP of libb in the
+// second (a record may be a round late, as perf's rings are drained one
+// after the other). Resolved in file order, or as soon as its round ends,
+// the sample would be named liba's; in time order it is libb's. The lines
+// stay in file order (--sort file), and a pipe-mode stream read once
+// through a pipe gives the same lines as the file.
+class RoundBoundaryTest : public DumpSymbolizeTest {
+ protected:
+  void SetUp() override {
+    DumpSymbolizeTest::SetUp();
+    liba_ = MapFile(Compile(dir_, "liba.so", kTestSource, "-shared -fPIC"), 0x7f1234560000);
+    libb_ = MapFile(Compile(dir_, "libb.so", kTestSource, "-shared -fPIC"), 0x7f1234560000);
+  }
+  // The records, with the MMAP of libb at the start of round `libb_round`
+  // (1: a round after the sample at time 30; 3: more than the two rounds a
+  // stream read once is held).
+  std::string Data(int libb_round) const {
+    const uint64_t ip = liba_.At("c_function", 1);
+    std::string rounds[4];
+    rounds[0] = liba_.MmapAt(10, 1) + SampleRecord(10, 10, 5, ip, {}) + SampleRecord(10, 10, 30, ip, {});
+    for (int i = 1; i < 4; ++i) rounds[i] = SampleRecord(10, 10, 30 + 10 * i, ip, {});
+    rounds[libb_round] = libb_.MmapAt(10, 20) + rounds[libb_round];
+    std::string data;
+    for (const std::string& r : rounds) data += r + perfdata::test_util::FinishedRound();
+    return data;
+  }
+  std::vector<std::string> Expected() const {
+    return {liba_.path, libb_.path, libb_.path, libb_.path, libb_.path};
+  }
+  // The dso of each sample, and the type of each line, in output order.
+  static std::vector<std::string> Dsos(const std::string& text) {
+    std::vector<std::string> out;
+    for (const nlohmann::json& j : Samples(text)) out.push_back(j.value("dso", "?"));
+    return out;
+  }
+  static std::vector<std::string> Types(const std::string& text) {
+    std::vector<std::string> out;
+    for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
+      out.push_back(nlohmann::json::parse(line)["type"]);
+    }
+    return out;
+  }
+  Mapped liba_, libb_;
+};
+
+TEST_F(RoundBoundaryTest, ASampleIsResolvedAgainstTheMapsAtItsTimeAcrossRounds) {
+  for (int libb_round : {1, 3}) {  // a round late; three (a file is read in exact order)
+    SCOPED_TRACE(libb_round);
+    const std::string path = absl::StrCat(dir_, "/rounds", libb_round, ".data");
+    perfdata::test_util::WriteFileOrDie(path, FileImage({symbolize::testing::TestAttr()}, Data(libb_round)));
+    options_.path = path;
+    const std::vector<std::string> expected = Expected();
+    for (int threads : {1, 3}) {
+      options_.threads = threads;
+      options_.sort = DumpOptions::Sort::kFile;
+      absl::Status status;
+      const std::string text = RunToString(options_, &status);
+      ASSERT_TRUE(status.ok()) << status;
+      EXPECT_EQ(Dsos(text), expected) << text;
+      std::vector<std::string> types = {"MMAP2", "SAMPLE", "SAMPLE", "FINISHED_ROUND"};
+      for (int i = 1; i < 4; ++i) {
+        if (i == libb_round) types.push_back("MMAP2");
+        types.push_back("SAMPLE");
+        types.push_back("FINISHED_ROUND");
+      }
+      EXPECT_EQ(Types(text), types);
+      options_.sort = DumpOptions::Sort::kTime;
+      const std::string by_time = RunToString(options_, &status);
+      ASSERT_TRUE(status.ok()) << status;
+      EXPECT_EQ(Dsos(by_time), expected) << by_time;
+    }
+  }
+}
+
+TEST_F(RoundBoundaryTest, APipeModeStreamThroughAPipeGivesTheFilesLines) {
+  const std::string perfring = Runfile("cli/perfring");
+  const std::string file = dir_ + "/rounds.data", pipe = dir_ + "/rounds.pipe";
+  perfdata::test_util::WriteFileOrDie(file, FileImage({symbolize::testing::TestAttr()}, Data(1)));
+  perfdata::test_util::WriteFileOrDie(pipe, perfdata::test_util::PipeImage({symbolize::testing::TestAttr()}, Data(1)));
+  for (const std::string sort : {"file", "time"}) {
+    const std::string dump = absl::StrCat(perfring, " dump --symbolize --kallsyms ", kallsyms_, " --sort ", sort);
+    perfdata::test_util::CommandResult from_file = RunCommand(absl::StrCat(dump, " ", file));
+    ASSERT_EQ(from_file.exit_code, 0) << from_file.err;
+    EXPECT_EQ(Dsos(from_file.out), Expected());
+    // Read once, as it comes (it used to be read twice, and failed).
+    perfdata::test_util::CommandResult piped = RunCommand(absl::StrCat("cat ", pipe, " | ", dump, " -"));
+    ASSERT_EQ(piped.exit_code, 0) << piped.err;
+    EXPECT_EQ(piped.err, "");
+    // The pipe-mode stream has its HEADER_ATTR line first; the rest is the file's.
+    const size_t first = piped.out.find('\n');
+    ASSERT_NE(first, std::string::npos);
+    EXPECT_TRUE(absl::StartsWith(piped.out, "{\"type\":\"HEADER_ATTR\"")) << piped.out;
+    EXPECT_EQ(piped.out.substr(first + 1), from_file.out);
+  }
+  // Three rounds late in a stream read once: resolved at the next release,
+  // after the sample it precedes, and said on stderr.
+  perfdata::test_util::WriteFileOrDie(pipe, perfdata::test_util::PipeImage({symbolize::testing::TestAttr()}, Data(3)));
+  perfdata::test_util::CommandResult late = RunCommand(
+      absl::StrCat("cat ", pipe, " | ", perfring, " dump --symbolize --kallsyms ", kallsyms_, " -"));
+  ASSERT_EQ(late.exit_code, 0) << late.err;
+  EXPECT_TRUE(absl::StrContains(late.err, "1 record(s) of the stream came after a FINISHED_ROUND")) << late.err;
+  EXPECT_EQ(Dsos(late.out)[1], liba_.path);
+}
+
 }  // namespace
 }  // namespace perfring::cli
