@@ -18,13 +18,17 @@ size_t RawSampleSums::HashOf(const Key& k, uint64_t changed) {
   return static_cast<size_t>(x ^ (x >> 29));
 }
 
-bool RawSampleSums::Same(const Slot& s, const Probe& p) const {
-  const Key& k = *p.key;
-  return s.hash == p.hash && s.ip == k.ip && s.pid == k.pid && s.tid == k.tid && s.cpu == k.cpu &&
-         s.event == k.event && s.cpumode == k.cpumode && s.changed == p.changed &&
+bool RawSampleSums::Same(const Slot& s, const Key& k, uint64_t changed, size_t hash) const {
+  return s.hash == hash && s.ip == k.ip && s.pid == k.pid && s.tid == k.tid && s.cpu == k.cpu &&
+         s.event == k.event && s.cpumode == k.cpumode && s.changed == changed &&
          s.chain_size == k.chain.size() &&
          (s.chain_size == 0 ||
           std::memcmp(chains_.data() + s.chain_begin, k.chain.data(), s.chain_size) == 0);
+}
+
+uint64_t RawSampleSums::ChangedOf(const Key& key) const {
+  return std::max({all_changed_, process_changed_[key.pid % kChangeSlots],
+                   thread_changed_[key.tid % kChangeSlots]});
 }
 
 uint32_t RawSampleSums::Add(const Key& key, uint64_t record, uint64_t period, uint64_t time) {
@@ -32,13 +36,29 @@ uint32_t RawSampleSums::Add(const Key& key, uint64_t record, uint64_t period, ui
     --paused_;
     return kAlone;
   }
+  // A caller that went on past full() without a Flush: the index stays at
+  // most half full (its lookups end), the sample is left alone.
+  if (slots_.size() >= 2 * index_.size()) return kAlone;
   ++added_;
-  const uint64_t changed = std::max({all_changed_, process_changed_[key.pid % kChangeSlots],
-                                     thread_changed_[key.tid % kChangeSlots]});
-  const Probe probe{&key, changed, HashOf(key, changed)};
-  if (auto it = index_.find(probe); it != index_.end()) {
-    slots_[*it].group.Add(record, period, time);
-    return kSummed;
+  const uint64_t changed = ChangedOf(key);
+  const size_t hash = HashOf(key, changed);
+  // The buckets from the hash's on, up to the first entry left empty.
+  Entry* empty = nullptr;
+  for (size_t b = hash & bucket_mask_; empty == nullptr; b = (b + 1) & bucket_mask_) {
+    Entry* bucket = index_[b].entries;
+    for (int i = 0; i < kWays; ++i) {
+      if (bucket[i] == 0) {
+        empty = &bucket[i];
+        break;
+      }
+      if (OfHash(bucket[i], hash)) {
+        Slot& s = slots_[SlotOf(bucket[i])];
+        if (Same(s, key, changed, hash)) {
+          s.group.Add(record, period, time);
+          return kSummed;
+        }
+      }
+    }
   }
   const uint32_t slot = static_cast<uint32_t>(slots_.size());
   Slot& s = slots_.emplace_back();
@@ -47,9 +67,9 @@ uint32_t RawSampleSums::Add(const Key& key, uint64_t record, uint64_t period, ui
   s.changed = changed;
   s.chain_begin = static_cast<uint32_t>(chains_.size());
   s.chain_size = static_cast<uint32_t>(key.chain.size());
-  s.hash = probe.hash;
+  s.hash = hash;
   chains_.append(key.chain.data(), key.chain.size());
-  index_.insert(slot);
+  *empty = EntryOf(slot, hash);
   return slot;
 }
 
@@ -67,7 +87,7 @@ void RawSampleSums::Flush(absl::FunctionRef<void(uint32_t slot, const SampleGrou
   }
   slots_.clear();
   chains_.clear();
-  index_.clear();
+  std::fill(index_.begin(), index_.end(), Bucket{});
 }
 
 }  // namespace perfring::symbolize

@@ -40,7 +40,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/functional/function_ref.h"
 #include "absl/strings/string_view.h"
 #include "symbolize/sample_sums.h"
@@ -67,8 +66,9 @@ class RawSampleSums {
   static constexpr uint64_t kMinSamplesPerKey = 4;
   static constexpr uint64_t kPauseKeys = 16;
   explicit RawSampleSums(size_t max_keys = kMaxKeys, size_t max_chain_bytes = kMaxChainBytes)
-      : max_keys_(max_keys), max_chain_bytes_(max_chain_bytes) {}
-  // Not copyable: the index refers to this object.
+      : max_keys_(max_keys), max_chain_bytes_(max_chain_bytes),
+        bucket_mask_(BucketsFor(max_keys) - 1), index_(BucketsFor(max_keys)) {}
+  // Not copyable (as it was when its index referred to it).
   RawSampleSums(const RawSampleSums&) = delete;
   RawSampleSums& operator=(const RawSampleSums&) = delete;
 
@@ -85,6 +85,11 @@ class RawSampleSums {
   // kAlone while summing is paused (see above): the caller resolves the
   // sample, and nothing here refers to it.
   uint32_t Add(const Key& key, uint64_t record, uint64_t period, uint64_t time);
+
+  // The index is an open-addressing table of four-entry buckets by the
+  // key's hash, twice as many entries as max_keys: a lookup reads one
+  // 32-byte bucket (the next ones only when it is full) and, for an entry
+  // of its hash, the slot.
 
   // Side-band: the samples after it get new keys.
   void ProcessChanged(uint32_t pid);  // its maps (MMAP, MMAP2, FORK)
@@ -109,37 +114,41 @@ class RawSampleSums {
     size_t hash;
     SampleGroup group;  // the samples after the first
   };
-  // A Key with its change, as looked up.
-  struct Probe {
-    const Key* key;
-    uint64_t changed;
-    size_t hash;
-  };
   static size_t HashOf(const Key& key, uint64_t changed);
-  bool Same(const Slot& slot, const Probe& probe) const;
+  // The last change of the key's process, thread or the kernel.
+  uint64_t ChangedOf(const Key& key) const;
+  bool Same(const Slot& slot, const Key& key, uint64_t changed, size_t hash) const;
 
-  // The set holds slot indices, hashed and compared through slots_;
-  // lookups go by Probe.
-  struct Hash {
-    using is_transparent = void;
-    const RawSampleSums* sums;
-    size_t operator()(uint32_t slot) const { return sums->slots_[slot].hash; }
-    size_t operator()(const Probe& p) const { return p.hash; }
+  // An index entry: slot + 1 in the low half (0: empty), the high half of
+  // the key's hash in the high one, so that a lookup reads a slot only for
+  // an entry of its hash. A bucket's entries fill from the first on (keys
+  // are never removed but all at once): an empty entry ends a lookup. One
+  // bucket is half a cache line.
+  using Entry = uint64_t;
+  static constexpr int kWays = 4;
+  struct alignas(32) Bucket {
+    Entry entries[kWays];
   };
-  struct Eq {
-    using is_transparent = void;
-    const RawSampleSums* sums;
-    bool operator()(uint32_t a, uint32_t b) const { return a == b; }
-    bool operator()(const Probe& p, uint32_t slot) const { return sums->Same(sums->slots_[slot], p); }
-    bool operator()(uint32_t slot, const Probe& p) const { return sums->Same(sums->slots_[slot], p); }
-  };
+  static Entry EntryOf(uint32_t slot, size_t hash) {
+    return (uint64_t{slot} + 1) | (static_cast<uint64_t>(hash) >> 32 << 32);
+  }
+  static bool OfHash(Entry e, size_t hash) {
+    return e != 0 && (e >> 32) == (static_cast<uint64_t>(hash) >> 32);
+  }
+  static uint32_t SlotOf(Entry e) { return static_cast<uint32_t>(e) - 1; }
+  static size_t BucketsFor(size_t max_keys) {
+    size_t n = 1;
+    while (2 * n <= max_keys) n *= 2;  // room for the one key past max_keys
+    return n;
+  }
 
   const size_t max_keys_, max_chain_bytes_;
   uint64_t added_ = 0;   // samples counted since the last Flush
   uint64_t paused_ = 0;  // samples still to be left alone
   std::vector<Slot> slots_;
   std::string chains_;  // the slots' callchains
-  absl::flat_hash_set<uint32_t, Hash, Eq> index_{0, Hash{this}, Eq{this}};
+  size_t bucket_mask_;          // buckets - 1 (a power of two, at least max_keys_ / 2 + 1)
+  std::vector<Bucket> index_;
   // Changes are numbered from 1 on; a key's is the latest of its process's,
   // its thread's and the last AllChanged (0: none). Processes and threads
   // share kChangeSlots entries by their low bits: a change of one gives

@@ -3,6 +3,8 @@
 // lines), perf-map files, AddressSpaces (overlaps, fork, exec,
 // generations).
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "symbolize/address_spaces.h"
 #include "symbolize/kallsyms.h"
@@ -57,6 +59,23 @@ TEST(KallsymsTest, HiddenAddressesAndMalformedLinesAreErrors) {
   EXPECT_TRUE(absl::StrContains(bad.status().message(), "line 2")) << bad.status();
   EXPECT_TRUE(Kallsyms::Parse("").ok());
   EXPECT_TRUE(absl::IsNotFound(Kallsyms::Load("/nonexistent/kallsyms").status()));
+}
+
+// Addresses of up to 16 hex digits are parsed by Kallsyms itself, any
+// other field by absl::SimpleHexAtoi: either way as SimpleHexAtoi reads it.
+TEST(KallsymsTest, AddressesParseAsSimpleHexAtoiReadsThem) {
+  for (const absl::string_view address :
+       {"ffffffff81000000", "FFFFFFFF81000010", "fFfFfFfF8100002a", "1", "00000000000000001",
+        "0x1234", "+ab", "12g4", "ffffffffffffffff1", "-1", "ff_f"}) {
+    uint64_t want = 0;
+    const bool ok = absl::SimpleHexAtoi(address, &want);
+    absl::StatusOr<Kallsyms> k = Kallsyms::Parse(absl::StrCat(address, " T sym\n"));
+    ASSERT_EQ(k.ok(), ok && want != 0) << address << " " << k.status();
+    if (ok && want != 0) {
+      ASSERT_EQ(k->symbols().size(), 1u);
+      EXPECT_EQ(k->symbols()[0].start, want) << address;
+    }
+  }
 }
 
 TEST(KallsymsTest, TheRunningKernelsKallsymsParses) {

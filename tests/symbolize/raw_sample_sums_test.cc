@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/string_view.h"
@@ -189,6 +190,77 @@ TEST(RawSampleSumsTest, KeysThatRepeatKeepSumming) {
   ASSERT_TRUE(sums.full());
   EXPECT_EQ(Flushed(sums).size(), kKeys);
   EXPECT_EQ(sums.Add(KeyOf(10, 11, 0x1000), record++, 1, 0), 0u);
+}
+
+// The index's buckets hold four keys each, one bucket for every two keys of
+// max_keys: up to the bound every key held is found again, those whose
+// bucket filled up in the buckets after it. Checked against a model (a map
+// of every key seen since the Flush) over keys of many shapes, up to the
+// bound, at several bounds, and after each Flush (the index emptied).
+TEST(RawSampleSumsTest, EveryKeyHeldIsFoundAgainUpToTheBound) {
+  for (const size_t max_keys : {1u, 2u, 3u, 7u, 64u, 1000u, 32768u}) {
+    RawSampleSums sums(max_keys, 1 << 20);
+    uint64_t record = 0;
+    std::vector<std::string> chains;  // outlive the keys
+    for (int round = 0; round < 3; ++round) {
+      std::map<std::tuple<uint32_t, uint32_t, uint64_t, std::string>, uint32_t> model;
+      std::map<uint32_t, uint64_t> extra;  // slot: samples after its first
+      for (uint32_t i = 0; !sums.full(); ++i) {
+        // Keys differing in one field at a time, callchains among them.
+        const uint32_t pid = 100 + i % 5, tid = 1000 + i % 3;
+        const uint64_t ip = 0x400000 + uint64_t{i} * 0x40 * (round + 1);
+        chains.push_back(i % 4 == 0 ? std::string(8 * (1 + i % 3), static_cast<char>('a' + i % 26))
+                                    : std::string());
+        const RawSampleSums::Key key = KeyOf(pid, tid, ip, chains.back());
+        const auto id = std::make_tuple(pid, tid, ip, chains.back());
+        const uint32_t got = sums.Add(key, record++, 1, 0);
+        ASSERT_EQ(model.count(id), 0u);
+        ASSERT_EQ(got, model.size()) << max_keys << " " << i;
+        model[id] = got;
+        // Every key so far, again: each is found (its group counts it).
+        if (i % 7 == 0 || model.size() == max_keys) {
+          for (const auto& [held, slot] : model) {
+            const RawSampleSums::Key again =
+                KeyOf(std::get<0>(held), std::get<1>(held), std::get<2>(held), std::get<3>(held));
+            ASSERT_EQ(sums.Add(again, record++, 1, 0), kSummed) << max_keys << " " << slot;
+            ++extra[slot];
+          }
+        }
+      }
+      EXPECT_EQ(model.size(), max_keys);
+      // Enough samples a key that the next round is not paused.
+      for (const auto& [held, slot] : model) {
+        for (uint64_t n = 0; n < RawSampleSums::kMinSamplesPerKey; ++n) {
+          const RawSampleSums::Key again =
+              KeyOf(std::get<0>(held), std::get<1>(held), std::get<2>(held), std::get<3>(held));
+          ASSERT_EQ(sums.Add(again, record++, 1, 0), kSummed) << max_keys << " " << slot;
+          ++extra[slot];
+        }
+      }
+      const std::map<uint32_t, SampleGroup> groups = Flushed(sums);
+      ASSERT_EQ(groups.size(), extra.size());
+      for (const auto& [slot, n] : extra) EXPECT_EQ(groups.at(slot).samples, n) << slot;
+      chains.clear();
+    }
+  }
+}
+
+// A caller that goes on past full() without a Flush: once the keys fill
+// half the index the samples are left alone (the lookups still end).
+TEST(RawSampleSumsTest, PastTheBoundWithoutAFlushSamplesAreLeftAlone) {
+  RawSampleSums sums(/*max_keys=*/4, 1 << 20);
+  uint64_t record = 0;
+  uint32_t i = 0;
+  for (; i < 100; ++i) {
+    const uint32_t got = sums.Add(KeyOf(10, 11, 0x1000 + i), record++, 1, 0);
+    if (got == RawSampleSums::kAlone) break;
+    ASSERT_EQ(got, i);
+  }
+  EXPECT_GE(i, 4u);
+  EXPECT_LT(i, 100u);
+  EXPECT_TRUE(sums.full());
+  EXPECT_EQ(sums.Add(KeyOf(10, 11, 0x1000), record++, 1, 0), RawSampleSums::kAlone);
+  EXPECT_EQ(Flushed(sums).size(), 0u);
 }
 
 }  // namespace
