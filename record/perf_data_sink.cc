@@ -94,7 +94,7 @@ absl::StatusOr<std::string> PerfDataSink::Switch() {
   return kept;
 }
 
-absl::Status PerfDataSink::Write(const RecordView& rec, const EventInfo* event) {
+absl::Status PerfDataSink::Write(const RecordView& rec, const EventInfo* /*event*/) {
   return writer_->WriteRecord(rec.bytes, rec.size);
 }
 

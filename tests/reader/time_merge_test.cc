@@ -67,7 +67,9 @@ TEST(TimeOrderedMergeTest, ACallersTagComesBackWithItsRecord) {
   merge.Finish(take);
   ASSERT_EQ(got.size(), 500u);
   for (size_t i = 0; i < got.size(); ++i) {
-    if (i > 0) ASSERT_LE(got[i - 1].first, got[i].first);
+    if (i > 0) {
+      ASSERT_LE(got[i - 1].first, got[i].first);
+    }
     ASSERT_EQ(got[i].second, got[i].first * 3 + 1) << "record " << got[i].first;
   }
   Push(merge, 7, 7);
@@ -285,7 +287,9 @@ void CheckAgainstModel(TimeOrderedMerge::Holding holding) {
       ASSERT_EQ(merge.pushes(), tag);
       ASSERT_GE(merge.released_before(), pushes_at_previous_end) << "trial " << trial << " round " << round;
       for (const Model& m : held) ASSERT_GE(m.tag, merge.released_before());
-      if (held.empty()) ASSERT_EQ(merge.released_before(), tag);
+      if (held.empty()) {
+        ASSERT_EQ(merge.released_before(), tag);
+      }
       for (; scribbled < merge.released_before(); ++scribbled) {
         std::fill(pushed_records[scribbled].storage.begin(), pushed_records[scribbled].storage.end(),
                   ~uint64_t{0});
