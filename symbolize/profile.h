@@ -91,14 +91,14 @@ struct Sample {
                           // order, from 0; TimeOrderedRecords::Entry::seq)
 };
 
-// A sample's addresses as the record holds them, each resolved (only with
-// ProfileOptions::record_addresses, for `dump --symbolize`): location
-// indices of its ip and addr (kNone when the record has none), and
-// `chain_size` entries at Profile::chain_locations[chain_begin], one per
-// callchain entry in record order, kNone for a PERF_CONTEXT_* marker.
+// A sample's addresses as the record holds them, each resolved (for
+// ProfileOptions::on_record, `dump --symbolize`): location indices of its ip
+// and addr (kNone when the record has none), and the number of its
+// callchain entries (ResolvedRecord::chain: one per entry in record order,
+// kNone for a PERF_CONTEXT_* marker).
 struct SampleAddresses {
   uint32_t ip = kNone, addr = kNone;
-  uint32_t chain_begin = 0, chain_size = 0;
+  uint32_t chain_size = 0;
 };
 
 // The samples of one (event, comm, pid, tid, cpu, stack), summed
@@ -135,17 +135,13 @@ struct Profile {
   // The earliest and the latest nonzero time of the samples that have a
   // stack (pprof's duration); both 0 when none has.
   uint64_t first_time = 0, last_time = 0;
-  // One per sample, in file order: only with ProfileOptions::timeline (or
-  // record_addresses), else empty.
+  // One per sample, in file order: only with ProfileOptions::timeline, else
+  // empty.
   std::vector<Sample> samples;
   // What could not be resolved, one line each, said once per DSO
   // ("/usr/bin/x: build-id mismatch (capture 1a2b..., on disk 3c4d...)").
   std::vector<std::string> warnings;
   uint64_t lost = 0;            // samples the capture lost (LOST, LOST_SAMPLES)
-  // With ProfileOptions::record_addresses: one per sample, same index as
-  // samples.
-  std::vector<SampleAddresses> sample_addresses;
-  std::vector<uint32_t> chain_locations;
 
   // The location indices of stack `s`, leaf first.
   const uint32_t* stack_begin(uint32_t s) const { return stack_locations.data() + stacks[s].begin; }

@@ -386,7 +386,7 @@ class Builder {
         options_(options),
         by_rounds_(by_rounds),
         observe_(options.on_record != nullptr),
-        keep_samples_((options.timeline || options.record_addresses) && !observe_),
+        keep_samples_(options.timeline && !observe_),
         presum_(!keep_samples_ && !observe_ && !reader.streaming()),
         kernel_(*kernel) {}
   ~Builder() {
@@ -951,32 +951,25 @@ std::optional<symbolize::Sample> Builder::ResolveSample(const Work& w, const Fix
   const int32_t pid = out.pid;
 
   const bool has_chain = (type & PERF_SAMPLE_CALLCHAIN) != 0;
-  if (options_.record_addresses || observe_) {
-    // The record's own addresses, for dump --symbolize: kept in the
-    // profile, or (observe_) only until Observe hands them on.
-    std::vector<uint32_t>& chain = observe_ ? observed_chain_ : profile_.chain_locations;
-    if (observe_) chain.clear();
-    SampleAddresses addresses;
-    if (type & PERF_SAMPLE_IP) addresses.ip = Resolve(pid, s.ip, cpumode);
-    if (type & PERF_SAMPLE_ADDR) addresses.addr = Resolve(pid, s.addr, PERF_RECORD_MISC_CPUMODE_UNKNOWN);
-    addresses.chain_begin = static_cast<uint32_t>(chain.size());
+  if (observe_) {
+    // The record's own addresses, for dump --symbolize, until Observe hands
+    // them on.
+    observed_chain_.clear();
+    observed_ = SampleAddresses();
+    if (type & PERF_SAMPLE_IP) observed_.ip = Resolve(pid, s.ip, cpumode);
+    if (type & PERF_SAMPLE_ADDR) observed_.addr = Resolve(pid, s.addr, PERF_RECORD_MISC_CPUMODE_UNKNOWN);
     uint16_t mode = cpumode;
     for (size_t i = 0; has_chain && i < s.callchain.size(); ++i) {
       const uint64_t ip = s.callchain[i];
       if (ip >= static_cast<uint64_t>(PERF_CONTEXT_MAX)) {
         mode = ContextCpumode(ip);
-        chain.push_back(kNone);
+        observed_chain_.push_back(kNone);
       } else {
-        chain.push_back(Resolve(pid, ip, mode));
+        observed_chain_.push_back(Resolve(pid, ip, mode));
       }
     }
-    addresses.chain_size = static_cast<uint32_t>(s.callchain.size());
-    if (observe_) {
-      observed_ = addresses;
-      observed_valid_ = true;
-    } else {
-      profile_.sample_addresses.push_back(addresses);
-    }
+    observed_.chain_size = static_cast<uint32_t>(s.callchain.size());
+    observed_valid_ = true;
   }
 
   // The stack, leaf first. --call-graph dwarf: the kernel part from the
@@ -1347,9 +1340,6 @@ absl::StatusOr<Profile> Builder::Run() {
       while (rank[i] != i) {
         const uint32_t to = rank[i];
         std::swap(profile_.samples[i], profile_.samples[to]);
-        if (options_.record_addresses) {
-          std::swap(profile_.sample_addresses[i], profile_.sample_addresses[to]);
-        }
         std::swap(rank[i], rank[to]);
       }
     }

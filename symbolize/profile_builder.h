@@ -22,8 +22,8 @@ struct ResolvedRecord {
   perfdata::RecordRef ref;
   uint32_t seq = 0;  // its position among all the input's records (ForEachRecord order)
   // A SAMPLE of an event of the file: its ip's, addr's and callchain
-  // entries' locations (as Profile::sample_addresses would hold them; chain
-  // points at chain_size indices, kNone for a marker). Null otherwise.
+  // entries' locations (chain points at addresses->chain_size indices,
+  // kNone for a marker). Null otherwise.
   const SampleAddresses* addresses = nullptr;
   const uint32_t* chain = nullptr;
   // The profile so far: every location named above is in it. Valid during
@@ -43,11 +43,8 @@ struct ProfileOptions {
   // Firefox Profiler: a timeline). Without it only Profile::sample_sums
   // hold the samples, and memory follows the distinct stacks and threads.
   bool timeline = false;
-  // Fill Profile::sample_addresses (dump --symbolize): the location of each
-  // sample's ip, addr and raw callchain entries. Implies timeline.
-  bool record_addresses = false;
   // dump --symbolize in bounded memory: when set, BuildProfile keeps no
-  // sample (timeline and record_addresses are ignored) and hands every
+  // sample (timeline is ignored) and hands every
   // record of the input, of any type, to on_record, on the calling thread,
   // in time order (TimeOrderedRecords::ForEach's: exact for a file, read in
   // two passes; a stream released at its FINISHED_ROUNDs), each SAMPLE with
@@ -62,8 +59,8 @@ struct ProfileOptions {
 // Reads every record of the perf.data once (side-band applied in time order), symbolizes each
 // SAMPLE's ip and callchain (PERF_CONTEXT_* markers give each entry's cpumode; with REGS_USER +
 // STACK_USER the user part is unwound with libdw, as perf does for --call-graph dwarf) and returns the
-// Profile: sample_sums always, samples only with options.timeline or
-// options.record_addresses (see symbolize/profile.h). Errors: the reader's (malformed file).
+// Profile: sample_sums always, samples only with options.timeline (see
+// symbolize/profile.h). Errors: the reader's (malformed file).
 //
 // Also: NotFound or InvalidArgument (one line, naming the file) when
 // options.kallsyms is given and cannot be read or parsed, InvalidArgument
@@ -77,8 +74,8 @@ struct ProfileOptions {
 // and a second time (two passes, in exact time order) only when a record is
 // more than a round late or the file is malformed (the kernel's symbols are
 // read once for both); a stream is read once, whole (see
-// perfdata/time_order.h). Without a timeline (options.timeline,
-// record_addresses) the walking thread of a file also sums the samples that
+// perfdata/time_order.h). Without a timeline (options.timeline)
+// or on_record the walking thread of a file also sums the samples that
 // will resolve alike (same recorded fields, no side-band change of their
 // process, thread or the kernel in between: symbolize/raw_sample_sums.h),
 // so that each such key is resolved once; the Profile is the same either

@@ -249,23 +249,31 @@ TEST_F(ProfileBuilderTest, AGuestsAddressesAreNeverLookedUpInTheHosts) {
   EXPECT_FALSE(p->locations[s[1]].kernel);
 }
 
-TEST_F(ProfileBuilderTest, RecordAddressesKeepTheCallchainAsRecorded) {
+TEST_F(ProfileBuilderTest, OnRecordGivesTheCallchainAsRecorded) {
   ProfileOptions options;
-  options.record_addresses = true;
   const std::string data =
       lib_.MmapAt(10, 1) +
       SampleRecord(10, 10, 2, lib_.At("c_function"), {PERF_CONTEXT_USER, lib_.At("c_function"), 0x1234},
              PERF_RECORD_MISC_USER, lib_.At("main"));
+  int samples = 0;
+  options.on_record = [&](const ResolvedRecord& r) {
+    if (r.addresses == nullptr) return absl::OkStatus();
+    ++samples;
+    const Profile& p = *r.profile;
+    const SampleAddresses& a = *r.addresses;
+    EXPECT_EQ(FunctionName(p, a.ip), "c_function");
+    EXPECT_EQ(FunctionName(p, a.addr), "main");
+    EXPECT_EQ(a.chain_size, 3u);
+    if (a.chain_size == 3) {
+      EXPECT_EQ(r.chain[0], kNone);  // the marker
+      EXPECT_EQ(FunctionName(p, r.chain[1]), "c_function");
+      EXPECT_EQ(p.locations[r.chain[2]].mapping, kNone);  // no map
+    }
+    return absl::OkStatus();
+  };
   absl::StatusOr<Profile> p = Build(data, options);
   ASSERT_TRUE(p.ok()) << p.status();
-  ASSERT_EQ(p->sample_addresses.size(), 1u);
-  const SampleAddresses& a = p->sample_addresses[0];
-  EXPECT_EQ(FunctionName(*p, a.ip), "c_function");
-  EXPECT_EQ(FunctionName(*p, a.addr), "main");
-  ASSERT_EQ(a.chain_size, 3u);
-  EXPECT_EQ(p->chain_locations[a.chain_begin], kNone);  // the marker
-  EXPECT_EQ(FunctionName(*p, p->chain_locations[a.chain_begin + 1]), "c_function");
-  EXPECT_EQ(p->locations[p->chain_locations[a.chain_begin + 2]].mapping, kNone);  // no map
+  EXPECT_EQ(samples, 1);
 }
 
 TEST_F(ProfileBuilderTest, JitCodeIsNamedFromThePerfMapFile) {
