@@ -99,7 +99,7 @@ class LocationSymbols {
 // time order or put back in file order: then a record waits until every
 // record before it in the file has come, so that what is held is the
 // records of the rounds in flight (a file's exact order holds more when the
-// file is out of order further: 64 bytes a record, and the copy of a
+// file is out of order further: 72 bytes a record, and the copy of a
 // transient one). Positions are contiguous from 0 (every record is handed
 // out once).
 class SymbolizedRecords {
