@@ -449,7 +449,7 @@ absl::StatusOr<EventSpec> Parser::ParseBreakpoint(const Piece& event) {
       return Error(event, "a breakpoint is on execution (x) or on data access (r, w), not both");
     }
   }
-  spec.attr.bp_type = access != 0 ? access : HW_BREAKPOINT_R | HW_BREAKPOINT_W;
+  spec.attr.bp_type = access != 0 ? access : uint32_t{HW_BREAKPOINT_R | HW_BREAKPOINT_W};
   spec.attr.bp_len = spec.attr.bp_type == HW_BREAKPOINT_X ? sizeof(long) : size_t{HW_BREAKPOINT_LEN_4};
   if (address.size() == 2) {
     uint64_t len = 0;
