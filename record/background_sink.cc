@@ -1,6 +1,9 @@
 #include "record/background_sink.h"
 
+#include <linux/futex.h>
 #include <linux/perf_event.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -10,11 +13,30 @@
 #include "decode/record_pieces.h"
 
 namespace perfring {
+namespace {
+
+// The futex calls on an atomic word (the kernel reads the 32-bit word the
+// atomic is: same size, lock-free). Process-private: the word is this
+// process's memory.
+static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t) && std::atomic<uint32_t>::is_always_lock_free);
+
+// Sleeps while *word holds `expected` (returns at once if it does not);
+// may return early (a signal, a stale wake): the caller checks its state.
+void FutexWait(std::atomic<uint32_t>* word, uint32_t expected) {
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAIT_PRIVATE, expected, nullptr, nullptr, 0);
+}
+
+void FutexWakeOne(std::atomic<uint32_t>* word) {
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+}
+
+}  // namespace
 
 BackgroundSink::BackgroundSink(RecordSink* inner, size_t batch_bytes, size_t max_queued_bytes)
     : inner_(inner),
       batch_bytes_(batch_bytes < 8 ? 8 : batch_bytes),
       max_queued_bytes_(max_queued_bytes),
+      wake_bytes_(kWakeBatches * batch_bytes_),
       current_(std::make_unique<Batch>()) {}
 
 BackgroundSink::~BackgroundSink() { Stop().IgnoreError(); }
@@ -54,7 +76,7 @@ size_t BackgroundSink::Append(const uint8_t* bytes, uint32_t size) {
 absl::Status BackgroundSink::Write(const RecordView& rec, const EventInfo* event) {
   const size_t offset = Append(rec.bytes, rec.size);
   current_->entries.push_back({Entry::kWrite, rec.size, offset, event});
-  if (current_->bytes >= batch_bytes_) HandOff();
+  if (current_->bytes >= batch_bytes_) HandOff(/*wake=*/false);
   return Failure();
 }
 
@@ -70,7 +92,7 @@ absl::Status BackgroundSink::WriteRingRecords(absl::Span<const absl::Span<const 
   }
   if (size == 0) return Failure();
   current_->entries.push_back({Entry::kRing, static_cast<uint32_t>(size), offset, nullptr});
-  if (current_->bytes >= batch_bytes_) HandOff();
+  if (current_->bytes >= batch_bytes_) HandOff(/*wake=*/false);
   return Failure();
 }
 
@@ -91,13 +113,24 @@ absl::Status BackgroundSink::WriteAux(const aux::AuxtraceChunk& chunk,
 
 absl::Status BackgroundSink::EndRound() {
   current_->entries.push_back({Entry::kEndRound, 0, 0, nullptr});
-  HandOff();
+  HandOff(/*wake=*/true);  // the pass's one wake-up
   return Failure();
 }
 
-void BackgroundSink::HandOff() {
+bool BackgroundSink::TakeSleepingRendererLocked() {
+  if (!renderer_sleeps_) return false;
+  renderer_sleeps_ = false;
+  wake_word_.fetch_add(1, std::memory_order_relaxed);  // under mu_: the renderer reads it there
+  ++wakeups_;
+  return true;
+}
+
+void BackgroundSink::WakeRenderer() { FutexWakeOne(&wake_word_); }
+
+void BackgroundSink::HandOff(bool wake) {
   if (current_->entries.empty()) return;
   std::unique_ptr<Batch> next;
+  bool wake_renderer = false;
   {
     std::unique_lock<std::mutex> lock(mu_);
     const size_t bytes = current_->bytes;
@@ -106,24 +139,36 @@ void BackgroundSink::HandOff() {
     const auto room = [&] { return queue_.empty() || queued_bytes_ + bytes <= max_queued_bytes_; };
     if (!room()) {
       ++stalls_;  // the renderer is a whole bound behind: wait for it rather than drop
+      // It may sleep with this pass's batches queued unannounced: it must
+      // run to make room.
+      if (TakeSleepingRendererLocked()) {
+        lock.unlock();
+        WakeRenderer();
+        lock.lock();
+      }
+      session_waits_ = true;
       space_.wait(lock, room);
+      session_waits_ = false;
     }
     queue_.push_back(std::move(current_));
     queued_bytes_ += bytes;
     peak_queued_bytes_ = std::max(peak_queued_bytes_, queued_bytes_);
+    if (wake || queued_bytes_ >= wake_bytes_) wake_renderer = TakeSleepingRendererLocked();
     if (!free_.empty()) {
       next = std::move(free_.back());
       free_.pop_back();
     }
   }
-  work_.notify_one();
+  if (wake_renderer) WakeRenderer();
   current_ = next ? std::move(next) : std::make_unique<Batch>();
   current_->Clear();
 }
 
 void BackgroundSink::WaitIdle() {
   std::unique_lock<std::mutex> lock(mu_);
+  session_waits_ = true;
   space_.wait(lock, [this] { return queue_.empty() && !busy_; });
+  session_waits_ = false;
 }
 
 void BackgroundSink::Run() {
@@ -132,7 +177,16 @@ void BackgroundSink::Run() {
     bool failed = false;
     {
       std::unique_lock<std::mutex> lock(mu_);
-      work_.wait(lock, [this] { return !queue_.empty() || stopping_; });
+      while (queue_.empty() && !stopping_) {
+        // Asleep until a waker bumps the word (TakeSleepingRendererLocked);
+        // a bump before the wait makes it return at once.
+        renderer_sleeps_ = true;
+        const uint32_t word = wake_word_.load(std::memory_order_relaxed);
+        lock.unlock();
+        FutexWait(&wake_word_, word);
+        lock.lock();
+      }
+      renderer_sleeps_ = false;  // (after an early return nobody cleared it)
       if (queue_.empty()) return;  // stopping, and everything is done
       batch = std::move(queue_.front());
       queue_.pop_front();
@@ -146,19 +200,21 @@ void BackgroundSink::Run() {
     const uint64_t bytes = inner_->BytesWritten();
     // Past the spares: freed to the allocator (outside the lock).
     std::vector<std::unique_ptr<Batch>> freed;
+    bool session_waits = false;
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (!status.ok() && failure_.ok()) {
         failure_ = std::move(status);
         failed_.store(true, std::memory_order_release);
       }
-      bytes_written_ = bytes;
+      bytes_written_.store(bytes, std::memory_order_relaxed);
       const uint64_t end_push = merge_.pushes();
       RecycleLocked(std::move(batch), end_push == begin_push ? 0 : end_push, &freed);
       busy_ = false;
+      session_waits = session_waits_;
     }
     freed.clear();
-    space_.notify_all();
+    if (session_waits) space_.notify_all();  // room, or idle: only a waiting session needs to know
   }
 }
 
@@ -256,7 +312,7 @@ absl::Status BackgroundSink::ReleaseMerged(bool all) {
 
 absl::StatusOr<std::string> BackgroundSink::Switch() {
   current_->entries.push_back({Entry::kFinish, 0, 0, nullptr});
-  HandOff();
+  HandOff(/*wake=*/true);
   WaitIdle();
   if (absl::Status s = Failure(); !s.ok()) return s;
   return inner_->Switch();  // the renderer is idle until the next hand-off
@@ -266,12 +322,14 @@ absl::Status BackgroundSink::Stop() {
   stopped_ = true;
   if (renderer_.joinable()) {
     current_->entries.push_back({Entry::kFinish, 0, 0, nullptr});
-    HandOff();
+    HandOff(/*wake=*/true);
+    bool wake_renderer = false;
     {
       std::lock_guard<std::mutex> lock(mu_);
       stopping_ = true;
+      wake_renderer = TakeSleepingRendererLocked();
     }
-    work_.notify_one();
+    if (wake_renderer) WakeRenderer();
     renderer_.join();
   }
   return Failure();
@@ -284,13 +342,17 @@ absl::Status BackgroundSink::End(const CaptureSummary& summary) {
 
 uint64_t BackgroundSink::BytesWritten() const {
   if (stopped_) return inner_->BytesWritten();  // no renderer any more: the inner sink's own
-  std::lock_guard<std::mutex> lock(mu_);
-  return bytes_written_;
+  return bytes_written_.load(std::memory_order_relaxed);
 }
 
 uint64_t BackgroundSink::stalls() const {
   std::lock_guard<std::mutex> lock(mu_);
   return stalls_;
+}
+
+uint64_t BackgroundSink::wakeups() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return wakeups_;
 }
 
 size_t BackgroundSink::peak_queued_bytes() const {

@@ -13,7 +13,23 @@
 // next hand-off waits for the renderer (backpressure: the drain slows, the
 // rings fill and the kernel counts what it cannot write, in the LOST records
 // every output gets; nothing is dropped here), and stalls() counts those
-// waits. Memory: at most max_queued_bytes of queued records, plus the batch
+// waits.
+//
+// Wake-ups: a batch is queued when it is full, but the renderer, when it
+// sleeps for want of work, is woken only at the batch that ends a round
+// (EndRound, once per drain pass), at Switch and Stop, before a hand-off
+// waits for room, and once kWakeBatches batches' worth wait (a pass far
+// larger than a batch, or side-band written without a round): so a drain
+// pass costs at most one wake-up, and none when the renderer is still busy
+// (it takes what was queued meanwhile before it sleeps). The renderer
+// sleeps on a futex of its own, not a condition variable: a wake-up is two
+// system calls (its wait, the session's wake), where glibc's condition
+// variable made three, the woken thread unlocking a mutex its wait had
+// marked contended. The renderer wakes the session's thread only when it
+// waits (for room, or for the renderer to be idle). wakeups() counts the
+// renderer's wake-ups.
+//
+// Memory: at most max_queued_bytes of queued records, plus the batch
 // being filled and the one being rendered (each batch_bytes, or one ring
 // span more), plus at most kSpareBatches finished batches kept for reuse
 // (the rest are freed to the allocator; whether it gives them back to the
@@ -78,6 +94,10 @@ class BackgroundSink : public RecordSink {
   static constexpr size_t kDefaultMaxQueuedBytes = 64 << 20;
   // Finished batches kept for reuse; more are freed.
   static constexpr size_t kSpareBatches = 4;
+  // A sleeping renderer is woken at a full batch once the queue holds this
+  // many batches' bytes (besides the round ends, Switch, Stop and a wait
+  // for room): a pass of a few batches wakes it once, at its end.
+  static constexpr size_t kWakeBatches = 4;
   explicit BackgroundSink(RecordSink* inner, size_t batch_bytes = kDefaultBatchBytes,
                           size_t max_queued_bytes = kDefaultMaxQueuedBytes);
   ~BackgroundSink() override;  // Stop()
@@ -107,6 +127,9 @@ class BackgroundSink : public RecordSink {
 
   // How many hand-offs waited for the renderer (backpressure).
   uint64_t stalls() const;
+  // How many times the session's thread woke the renderer from its sleep
+  // (at most one a round when nothing waits for room).
+  uint64_t wakeups() const;
   // The most bytes of records that waited for the renderer at once (the
   // batches queued, not the one it held): at most max_queued_bytes, but
   // for a single batch larger than that.
@@ -138,9 +161,16 @@ class BackgroundSink : public RecordSink {
 
   // Copies `size` bytes into the current batch; its offset there.
   size_t Append(const uint8_t* bytes, uint32_t size);
-  // The current batch to the renderer (if it holds anything), waiting while
-  // it would take the queue past max_queued_bytes_ (never when it is empty).
-  void HandOff();
+  // The current batch to the renderer's queue (if it holds anything),
+  // waiting while it would take the queue past max_queued_bytes_ (never
+  // when it is empty; the renderer is woken first). `wake`: the batch ends
+  // a round (or the capture): a sleeping renderer is woken; otherwise only
+  // once wake_bytes_ are queued.
+  void HandOff(bool wake);
+  // Under mu_: if the renderer sleeps, marks it awake and counts the
+  // wake-up; true: the caller wakes it (WakeRenderer) once it has unlocked.
+  bool TakeSleepingRendererLocked();
+  void WakeRenderer();
   // Waits until the renderer has finished every batch handed on.
   void WaitIdle();
   // The renderer thread: batches to the inner sink, in order.
@@ -162,6 +192,7 @@ class BackgroundSink : public RecordSink {
   RecordSink* const inner_;
   const size_t batch_bytes_;
   const size_t max_queued_bytes_;
+  const size_t wake_bytes_;  // kWakeBatches batches
   std::unique_ptr<Batch> current_;  // the session's thread's
   const EventTable* events_ = nullptr;  // Begin's
   absl::flat_hash_map<const EventInfo*, uint32_t> tag_of_;  // Begin's: events_'s tags
@@ -178,8 +209,15 @@ class BackgroundSink : public RecordSink {
   std::vector<uint64_t> scratch_;       // the renderer's (ForEachRecordIn's; unused: one piece)
 
   mutable std::mutex mu_;
-  std::condition_variable work_;   // the renderer waits: a batch, or stop
+  // The renderer sleeps on this futex word (a batch, or stop): it reads the
+  // word under mu_ as it sets renderer_sleeps_, and FUTEX_WAITs on that
+  // value after unlocking; a waker clears renderer_sleeps_ and bumps the
+  // word under mu_, then FUTEX_WAKEs, so a wake-up between the unlock and
+  // the wait is not lost (the wait returns at once, the word having moved).
+  std::atomic<uint32_t> wake_word_{0};
+  bool renderer_sleeps_ = false;  // under mu_
   std::condition_variable space_;  // the session waits: room in the queue, or idle
+  bool session_waits_ = false;     // under mu_: the session waits on space_
   std::deque<std::unique_ptr<Batch>> queue_;  // handed on, in order
   size_t queued_bytes_ = 0;                   // Batch::bytes of queue_'s batches
   size_t peak_queued_bytes_ = 0;
@@ -191,8 +229,11 @@ class BackgroundSink : public RecordSink {
   // with the renderer's release store after it set failure_ under mu_).
   std::atomic<bool> failed_{false};
   bool stopped_ = false;    // Stop ran (the session's thread's)
-  uint64_t bytes_written_ = 0;
+  // The inner sink's count after the last batch (read without the lock:
+  // the session asks at every pass).
+  std::atomic<uint64_t> bytes_written_{0};
   uint64_t stalls_ = 0;
+  uint64_t wakeups_ = 0;  // under mu_
   std::thread renderer_;
 };
 

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -48,13 +49,26 @@ void AddTimedEvent(EventTable* table, const std::string& name = "") {
 
 uint64_t NumberOf(const StoredRecord& r) { return r.words.size() == 2 ? r.words[1] : ~uint64_t{0}; }
 
+// A MemorySink that counts 16 bytes a record (Numbered's size) as written:
+// BackgroundSink::BytesWritten then says how many records the renderer has
+// finished.
+class CountingSink : public MemorySink {
+ public:
+  uint64_t BytesWritten() const override { return records.size() * 16; }
+};
+
+// Waits until the renderer has finished `records` of Numbered's records.
+void WaitRendered(const BackgroundSink& sink, uint64_t records) {
+  while (sink.BytesWritten() < records * 16) std::this_thread::yield();
+}
+
 // An inner sink whose Write waits while the gate is shut.
-class GatedSink : public MemorySink {
+class GatedSink : public CountingSink {
  public:
   absl::Status Write(const RecordView& rec, const EventInfo* event) override {
     ++waiting;
     while (!open.load(std::memory_order_acquire)) std::this_thread::yield();
-    return MemorySink::Write(rec, event);
+    return CountingSink::Write(rec, event);
   }
   std::atomic<bool> open{false};
   std::atomic<int> waiting{0};
@@ -135,8 +149,8 @@ TEST(BackgroundSink, AWriterBelowTheByteBoundNeverWaits) {
   EventTable table;
   BackgroundSink sink(&inner, /*batch_bytes=*/16, /*max_queued_bytes=*/1024);
   ASSERT_TRUE(sink.Begin(table).ok());
-  // The first batch goes to the renderer, which holds it (stuck in Write);
-  // the 63 after it queue up.
+  // The batches queue up; once kWakeBatches of them wait the renderer is
+  // woken and takes the first (stuck in Write); the 63 after it wait.
   for (uint64_t n = 0; n < 64; ++n) ASSERT_TRUE(WriteNumbered(sink, n).ok());
   EXPECT_EQ(sink.stalls(), 0u);
   EXPECT_GE(sink.peak_queued_bytes(), 63u * 16);
@@ -195,6 +209,96 @@ TEST(BackgroundSink, RacingWriterAndRendererKeepEveryRingRecordWithinTheBound) {
   }
   ASSERT_EQ(inner.records.size(), kSpans * kPerSpan);
   for (uint64_t n = 0; n < kSpans * kPerSpan; ++n) ASSERT_EQ(NumberOf(inner.records[n]), n + 1);
+}
+
+// A drain pass hands on several full batches and ends with its round: a
+// renderer asleep for want of work is woken once, at the round's end, not at
+// each batch (each wake-up is system calls on both threads). The writer
+// pauses after each batch, long enough for a renderer woken there to finish
+// it and sleep again, as a real pass's ring walks would.
+TEST(BackgroundSink, APassWakesASleepingRendererAtMostOnce) {
+  CountingSink inner;
+  EventTable table;
+  constexpr uint64_t kPasses = 20;
+  constexpr uint64_t kBatchesPerPass = BackgroundSink::kWakeBatches - 1;  // below the early wake-up
+  constexpr uint64_t kPerBatch = 5;
+  uint64_t n = 0;
+  {
+    BackgroundSink sink(&inner, /*batch_bytes=*/kPerBatch * 16);
+    ASSERT_TRUE(sink.Begin(table).ok());
+    for (uint64_t pass = 0; pass < kPasses; ++pass) {
+      for (uint64_t batch = 0; batch < kBatchesPerPass; ++batch) {
+        for (uint64_t i = 0; i < kPerBatch; ++i) ASSERT_TRUE(WriteNumbered(sink, n++).ok());
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      }
+      ASSERT_TRUE(sink.EndRound().ok());
+      WaitRendered(sink, n);  // the renderer goes back to sleep between passes
+    }
+    EXPECT_GE(sink.wakeups(), 1u);
+    EXPECT_LE(sink.wakeups(), kPasses);
+    ASSERT_TRUE(sink.End(CaptureSummary()).ok());
+    EXPECT_EQ(sink.stalls(), 0u);
+  }
+  EXPECT_EQ(inner.rounds, static_cast<int>(kPasses));
+  ASSERT_EQ(inner.records.size(), n);
+  for (uint64_t i = 0; i < n; ++i) ASSERT_EQ(NumberOf(inner.records[i]), i);
+}
+
+// Full batches queued without a round's end are not left waiting for one
+// once kWakeBatches batches' worth are queued: a sleeping renderer is woken
+// then (a pass far larger than a batch, or side-band written before its
+// round), and none is woken before.
+TEST(BackgroundSink, QueuedBatchesWakeTheRendererWithoutARoundEnd) {
+  GatedSink inner;
+  EventTable table;
+  BackgroundSink sink(&inner, /*batch_bytes=*/16);  // a batch per record
+  ASSERT_TRUE(sink.Begin(table).ok());
+  // A first round rendered, then the gate shut: the renderer goes to sleep.
+  inner.open.store(true, std::memory_order_release);
+  ASSERT_TRUE(WriteNumbered(sink, 0).ok());
+  ASSERT_TRUE(sink.EndRound().ok());
+  WaitRendered(sink, 1);
+  inner.open.store(false, std::memory_order_release);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const uint64_t woken = sink.wakeups();
+  for (uint64_t n = 1; n < BackgroundSink::kWakeBatches; ++n) ASSERT_TRUE(WriteNumbered(sink, n).ok());
+  EXPECT_EQ(sink.wakeups(), woken);
+  ASSERT_TRUE(WriteNumbered(sink, BackgroundSink::kWakeBatches).ok());
+  // The renderer takes the next batch (and is held in its Write): woken by
+  // the last hand-off (unless it was still awake, when it took it itself).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (inner.waiting.load() < 2 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+  EXPECT_EQ(inner.waiting.load(), 2);
+  EXPECT_LE(sink.wakeups(), woken + 1);
+  inner.open.store(true, std::memory_order_release);
+  ASSERT_TRUE(sink.End(CaptureSummary()).ok());
+  ASSERT_EQ(inner.records.size(), BackgroundSink::kWakeBatches + 1);
+  for (uint64_t n = 0; n <= BackgroundSink::kWakeBatches; ++n) ASSERT_EQ(NumberOf(inner.records[n]), n);
+}
+
+// A renderer still busy with earlier batches takes what was queued
+// meanwhile without being woken: passes handed on while it is held cost no
+// wake-up.
+TEST(BackgroundSink, ABusyRendererTakesQueuedBatchesWithoutAWakeUp) {
+  GatedSink inner;
+  EventTable table;
+  BackgroundSink sink(&inner, /*batch_bytes=*/32);
+  ASSERT_TRUE(sink.Begin(table).ok());
+  ASSERT_TRUE(WriteNumbered(sink, 0).ok());
+  ASSERT_TRUE(sink.EndRound().ok());
+  while (inner.waiting.load() == 0) std::this_thread::yield();  // held in the first Write
+  const uint64_t woken = sink.wakeups();
+  EXPECT_LE(woken, 1u);
+  uint64_t n = 1;
+  for (int pass = 0; pass < 10; ++pass) {
+    for (int i = 0; i < 5; ++i) ASSERT_TRUE(WriteNumbered(sink, n++).ok());
+    ASSERT_TRUE(sink.EndRound().ok());
+  }
+  EXPECT_EQ(sink.wakeups(), woken);
+  inner.open.store(true, std::memory_order_release);
+  ASSERT_TRUE(sink.End(CaptureSummary()).ok());
+  ASSERT_EQ(inner.records.size(), n);
+  for (uint64_t i = 0; i < n; ++i) ASSERT_EQ(NumberOf(inner.records[i]), i);
 }
 
 TEST(BackgroundSink, TheInnerSinksFailureComesBackAndStopsTheHandingOn) {
