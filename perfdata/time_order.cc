@@ -19,9 +19,6 @@ namespace perfring::perfdata {
 namespace {
 constexpr size_t kArenaBlock = 1 << 20;  // > any record (u16 size)
 constexpr uint64_t kMaxReserve = uint64_t{256} << 20;  // bytes of entries reserved up front
-// A stream's release at a FINISHED_ROUND goes up to the latest time read
-// this many FINISHED_ROUNDs before (perf: 1).
-constexpr size_t kStreamRoundsHeld = 2;
 using Entry = TimeOrderedRecords::Entry;
 
 bool ByTime(const Entry& a, const Entry& b) { return a.time != b.time ? a.time < b.time : a.seq < b.seq; }
@@ -167,27 +164,28 @@ class HeldRecords {
   Block* filling_ = nullptr;
 };
 
-// perf's rule, one round later: at the end of round N, what is not later
-// than the latest time read up to the end of round N-2 (perf: N-1). A
-// record a round later than perf's rule allows is not rare in perf's own
-// captures (a few in 100,000: a sample stamped before a ring was read but
-// not yet in it); with one more round held they keep their place. Counts
+// perf's rule, rounds_held - 1 rounds later: at the end of round N, what is
+// not later than the latest time read up to the end of round N-rounds_held
+// (perf: N-1; a stream: N-2). A record a round later than perf's rule allows
+// is not rare in perf's own captures (a few in 100,000: a sample stamped
+// before a ring was read but not yet in it); with one more round held they
+// keep their place (two more: a file's by rounds, symbolize). Counts
 // the records older than one already handed out in *late; with
 // stop_when_late, stops at the first (Aborted: the caller's to translate).
 absl::Status ReleaseByRounds(Reader& reader, absl::FunctionRef<bool(const RecordRef&)> keep,
                              absl::FunctionRef<absl::Status(const RecordRef&, uint32_t seq)> fn,
-                             bool stop_when_late, HeldRecords* held, uint64_t* released_max,
-                             uint64_t* late) {
+                             size_t rounds_held, bool stop_when_late, HeldRecords* held,
+                             uint64_t* released_max, uint64_t* late) {
   uint64_t latest = 0;  // the latest time read so far
   uint64_t last_time = 0;
   uint32_t position = 0;
-  // The latest at the last kStreamRoundsHeld FINISHED_ROUNDs, oldest first.
+  // The latest at the last rounds_held FINISHED_ROUNDs, oldest first.
   std::vector<uint64_t> at_rounds;
   return reader.ForEachRecord([&](const RecordRef& ref) -> absl::Status {
     const uint32_t here = position++;
     if (ref.size >= sizeof(perf_event_header) &&
         LoadUnaligned<uint32_t>(ref.bytes) == kRecordFinishedRound) {
-      if (at_rounds.size() == kStreamRoundsHeld) {
+      if (at_rounds.size() == rounds_held) {
         PERFDATA_RETURN_IF_ERROR(held->Release(at_rounds.front(), fn, released_max));
         at_rounds.erase(at_rounds.begin());
       }
@@ -328,8 +326,8 @@ absl::Status TimeOrderedRecords::ForEach(Reader& reader, absl::FunctionRef<bool(
       return absl::OkStatus();
     });
   } else {
-    s = ReleaseByRounds(reader, keep, fn, /*stop_when_late=*/false, &held, &released_max,
-                        &late_records);
+    s = ReleaseByRounds(reader, keep, fn, kStreamRoundsHeld, /*stop_when_late=*/false, &held,
+                        &released_max, &late_records);
   }
   if (!s.ok()) return s;
   if (late != nullptr) *late = late_records;
@@ -338,13 +336,15 @@ absl::Status TimeOrderedRecords::ForEach(Reader& reader, absl::FunctionRef<bool(
 
 absl::Status TimeOrderedRecords::ForEachByRounds(
     Reader& reader, absl::FunctionRef<bool(const RecordRef&)> keep,
-    absl::FunctionRef<absl::Status(const RecordRef&, uint32_t seq)> fn, bool* late) {
+    absl::FunctionRef<absl::Status(const RecordRef&, uint32_t seq)> fn, size_t rounds_held,
+    bool* late) {
   *late = false;
+  rounds_held = std::max<size_t>(rounds_held, 1);
   HeldRecords held(InMemoryLimit());
   uint64_t released_max = 0;
   uint64_t late_records = 0;
-  absl::Status s = ReleaseByRounds(reader, keep, fn, /*stop_when_late=*/true, &held, &released_max,
-                                   &late_records);
+  absl::Status s = ReleaseByRounds(reader, keep, fn, rounds_held, /*stop_when_late=*/true, &held,
+                                   &released_max, &late_records);
   if (late_records > 0) {
     *late = true;
     return absl::OkStatus();

@@ -68,17 +68,25 @@ class TimeOrderedRecords {
   static absl::Status ForEach(Reader& reader, absl::FunctionRef<bool(const RecordRef&)> keep,
                               absl::FunctionRef<absl::Status(const RecordRef&, uint32_t seq)> fn,
                               uint64_t* late = nullptr);
-  // ForEach's rule for a stream (release at FINISHED_ROUNDs, two rounds
-  // held), on any reader, read once, stopping at the first record that rule
-  // would hand out late: then *late is true and the records handed out so
-  // far were the first of Collect's order; the caller starts over with
-  // ForEach (or Collect). Otherwise every record was handed out, in
-  // Collect's order. For captures whose records are at most a round late
-  // (perf's and perfring's) this spares ForEach's first pass over a file.
-  // Memory, transient RecordRefs and errors as ForEach's on a stream.
+  // ForEach's rule for a stream (release at FINISHED_ROUNDs), holding
+  // `rounds_held` rounds (a stream: kStreamRoundsHeld; at least 1): at the
+  // end of round N what is not later than the latest time read up to the end
+  // of round N - rounds_held. On any reader, read once, stopping at the first
+  // record that rule would hand out late: then *late is true and the records
+  // handed out so far were the first of Collect's order; the caller starts
+  // over with ForEach (or Collect). Otherwise every record was handed out, in
+  // Collect's order (whatever rounds_held: more rounds only hold more
+  // records). For captures whose records are at most rounds_held - 1 rounds
+  // late (perf's and perfring's, with a few rounds held) this spares
+  // ForEach's first pass over a file. Memory, transient RecordRefs and
+  // errors as ForEach's on a stream (held records grow with rounds_held).
   static absl::Status ForEachByRounds(
       Reader& reader, absl::FunctionRef<bool(const RecordRef&)> keep,
-      absl::FunctionRef<absl::Status(const RecordRef&, uint32_t seq)> fn, bool* late);
+      absl::FunctionRef<absl::Status(const RecordRef&, uint32_t seq)> fn, size_t rounds_held,
+      bool* late);
+
+  // Rounds a stream's release holds back (perf: 1).
+  static constexpr size_t kStreamRoundsHeld = 2;
 
   // Kept records per block of ForEach's first pass over a file.
   static constexpr uint64_t kCheckpoint = 1 << 16;

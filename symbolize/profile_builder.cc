@@ -253,6 +253,13 @@ struct WorkBatch {
 };
 constexpr size_t kWorkBatch = 4096;   // records per batch
 constexpr size_t kBatchesAhead = 4;   // batches the walk may run ahead of the resolution
+// Rounds a file read by rounds holds (a stream: 2). A record later than that
+// makes the whole file be read again in exact order (ForEach's two passes:
+// about half again the walk's instructions); one sample of perf's -a -g
+// capture /tmp/perfring_bench_quiet/perf_g.data (December 2) is three rounds
+// late, out of 3,093 rounds of about 390 records each. More rounds held only
+// hold more records (a few thousand); the order handed out is the same.
+constexpr size_t kFileRoundsHeld = 4;
 
 // Which records BuildProfile reads (resolves or applies).
 bool IsReadRecord(const uint8_t* bytes, uint32_t size) {
@@ -1259,7 +1266,8 @@ absl::Status Builder::ReadRecords() {
     };
     bool late = false;
     walked = by_rounds_
-                 ? perfdata::TimeOrderedRecords::ForEachByRounds(reader_, KeepRecord, hand_on, &late)
+                 ? perfdata::TimeOrderedRecords::ForEachByRounds(reader_, KeepRecord, hand_on,
+                                                                 kFileRoundsHeld, &late)
                  : perfdata::TimeOrderedRecords::ForEach(reader_, observe_ ? KeepAll : KeepRecord,
                                                          hand_on, options_.late);
     if (late) walked = absl::AbortedError("a record more than a round late");

@@ -257,7 +257,8 @@ TEST(TimeOrderTest, ARecordOlderThanAStreamsReleasedRoundsComesLateAndIsCounted)
 
 // ForEachByRounds on a file image: the records handed out (positions), and
 // whether it gave up at a late record.
-std::vector<uint32_t> ByRounds(const std::string& data, bool* late) {
+std::vector<uint32_t> ByRounds(const std::string& data, bool* late,
+                               size_t rounds_held = TimeOrderedRecords::kStreamRoundsHeld) {
   absl::StatusOr<std::unique_ptr<Reader>> r = Reader::FromBytes(FileImage({MakeAttr(0, {1})}, data));
   EXPECT_TRUE(r.ok()) << r.status();
   std::vector<uint32_t> positions;
@@ -269,7 +270,7 @@ std::vector<uint32_t> ByRounds(const std::string& data, bool* late) {
         positions.push_back(seq);
         return absl::OkStatus();
       },
-      late);
+      rounds_held, late);
   EXPECT_TRUE(s.ok()) << s;
   return positions;
 }
@@ -307,6 +308,24 @@ TEST(TimeOrderTest, ForEachByRoundsGivesUpAtARecordMoreThanARoundLate) {
       FinishedRound() + Sample(1, 0x4, 15) + Sample(1, 0x5, 40) + FinishedRound();
   EXPECT_EQ(ByRounds(one_round_late, &late_without), (std::vector<uint32_t>{0, 5, 1, 2, 3, 4, 6, 7}));
   EXPECT_FALSE(late_without);
+}
+
+// Holding three rounds, the record two rounds late (t=25 after round 4 ends)
+// keeps its place: every record comes in one sort's order, in one pass (with
+// two rounds held it gave up above). Holding one (perf's rule), the record a
+// round late (t=15) is already late.
+TEST(TimeOrderTest, ForEachByRoundsHoldingMoreRoundsTakesRecordsMoreRoundsLate) {
+  const std::string data =
+      Sample(1, 0x1, 10) + Sample(1, 0x2, 20) + FinishedRound() + Sample(1, 0x3, 30) +
+      FinishedRound() + Sample(1, 0x4, 15) + Sample(1, 0x5, 40) + FinishedRound() +
+      Sample(1, 0x6, 50) + FinishedRound() + Sample(1, 0x7, 25) + Sample(1, 0x8, 60) + FinishedRound();
+  bool late = true;
+  EXPECT_EQ(ByRounds(data, &late, 3),
+            (std::vector<uint32_t>{0, 5, 1, 2, 10, 3, 4, 6, 7, 8, 9, 11, 12}));
+  EXPECT_FALSE(late);
+  bool late_one = false;
+  ByRounds(data, &late_one, 1);
+  EXPECT_TRUE(late_one);
 }
 
 // The same capture concatenated with itself: no record of the first copy can

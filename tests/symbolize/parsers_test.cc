@@ -61,6 +61,26 @@ TEST(KallsymsTest, HiddenAddressesAndMalformedLinesAreErrors) {
   EXPECT_TRUE(absl::IsNotFound(Kallsyms::Load("/nonexistent/kallsyms").status()));
 }
 
+// The lines and fields as the parser splits them: blank lines counted, a
+// last line without its newline, a type of exactly one character between
+// single spaces, an empty name skipped.
+TEST(KallsymsTest, LinesAndFieldsAtTheirEdges) {
+  absl::StatusOr<Kallsyms> k =
+      Kallsyms::Parse("ffffffff81000000 T a\n\nffffffff81000010 T \nffffffff81000020 t b");
+  ASSERT_TRUE(k.ok()) << k.status();
+  ASSERT_EQ(k->symbols().size(), 2u);
+  EXPECT_EQ(k->symbols()[1].name, "b");
+  EXPECT_EQ(k->symbols()[0].end, 0xffffffff81000020u);
+  for (const absl::string_view bad :
+       {"ffffffff81000000 TT a\n", "ffffffff81000000  a\n", "ffffffff81000000 T\n",
+        "ffffffff81000000\n", "ffffffff81000000 T a\n\n\nffffffff81000000 t\tb\n"}) {
+    absl::StatusOr<Kallsyms> b = Kallsyms::Parse(std::string(bad));
+    EXPECT_TRUE(absl::IsInvalidArgument(b.status())) << bad;
+  }
+  absl::StatusOr<Kallsyms> late = Kallsyms::Parse("ffffffff81000000 T a\n\n\nnot one\n");
+  EXPECT_TRUE(absl::StrContains(late.status().message(), "line 4")) << late.status();
+}
+
 // Addresses of up to 16 hex digits are parsed by Kallsyms itself, any
 // other field by absl::SimpleHexAtoi: either way as SimpleHexAtoi reads it.
 TEST(KallsymsTest, AddressesParseAsSimpleHexAtoiReadsThem) {
