@@ -255,9 +255,10 @@ constexpr size_t kWorkBatch = 4096;   // records per batch
 constexpr size_t kBatchesAhead = 4;   // batches the walk may run ahead of the resolution
 // Rounds a file read by rounds holds (a stream: 2). A record later than that
 // makes the whole file be read again in exact order (ForEach's two passes:
-// about half again the walk's instructions); one sample of perf's -a -g
-// capture /tmp/perfring_bench_quiet/perf_g.data (December 2) is three rounds
-// late, out of 3,093 rounds of about 390 records each. More rounds held only
+// about half again the walk's instructions); one sample of a perf 6.1
+// `-a -g` capture of two busy loops (bench/report_vs_perf.sh's quiet file,
+// December 2) was three rounds late, out of 3,093 rounds of about 390
+// records each. More rounds held only
 // hold more records (a few thousand); the order handed out is the same.
 constexpr size_t kFileRoundsHeld = 4;
 
