@@ -281,6 +281,13 @@ class Writer {
   uint64_t buffered_records_ = 0;
   // Of the last write of the buffer (or of Begin); see WriteFinishedRound.
   std::chrono::steady_clock::time_point last_flush_;
+  // How fast ring records come (WriteRingRecords' switch to write(2)): the
+  // ring bytes given since rate_since_, which is the last write of the
+  // buffer, or the end of the first round that held ring records (what came
+  // before it piled up from the capture's start, at whatever rate).
+  std::chrono::steady_clock::time_point rate_since_;
+  uint64_t ring_bytes_since_ = 0;
+  bool rate_round_seen_ = false;  // that first round has ended
 
   DsoHits dso_hits_;
   // WriteRingRecords' held bookkeeping (see Hold). `seq` is arrival order,
