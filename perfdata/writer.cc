@@ -351,6 +351,7 @@ absl::Status Writer::WriteAll(const std::string& bytes) {
 }
 
 absl::Status Writer::Flush(const uint8_t* extra, size_t extra_size) {
+  write_at_round_end_ = false;
   // data_size_ and records_ count the buffer but not `extra` yet.
   const uint64_t data_on_disk = data_size_ - buffered_;
   const uint64_t records_on_disk = records_ - buffered_records_;
@@ -642,7 +643,11 @@ absl::Status Writer::WriteRingRecords(absl::Span<const absl::Span<const uint8_t>
     // file offset to the data's end.
     if (mapped_output_) StopMapping(data_offset_ + (data_size_ - buffered_));
     PERFDATA_RETURN_IF_ERROR(error_);
-    return Flush();
+    // Written at the round's end (WriteFinishedRound), not here: the session
+    // gives each ring its room back (Consume) once its span is copied, and
+    // the write, milliseconds under load, would hold that ring and the ones
+    // not yet read in this pass while they fill.
+    write_at_round_end_ = true;
   }
   return absl::OkStatus();
 }
@@ -822,6 +827,7 @@ absl::Status Writer::WriteFinishedRound() {
     rate_since_ = std::chrono::steady_clock::now();
     ring_bytes_since_ = 0;
   }
+  if (write_at_round_end_) return Flush();  // fast ring records (WriteRingRecords)
   // At most one write a second: what a SIGKILL leaves is the capture up to here.
   if (std::chrono::steady_clock::now() - last_flush_ >= kFlushInterval) return Flush();
   return absl::OkStatus();
