@@ -622,8 +622,8 @@ absl::Status Writer::WriteRingRecords(absl::Span<const absl::Span<const uint8_t>
   // first 512 KiB of a capture come some time after Begin (the /proc
   // synthesis, the first wake-up), so at 5 MB a second (-a -F 50000 on 2
   // CPUs) the rule missed, the buffer went through the mapping until it was
-  // full or a second old (about 1,100-1,400 page faults of the recorder's,
-  // 20-25 ms of its CPU at that rate), and only the next 512 KiB switched.
+  // full or a second old (2.7 MB of one such capture under strace), and only
+  // the next 512 KiB switched.
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - rate_since_).count();
   const bool fast = ring_bytes_since_ >= kRingFlushBytes &&
                     seconds * kRingFlushBytes <
