@@ -35,9 +35,10 @@ constexpr std::chrono::steady_clock::duration kFlushInterval = std::chrono::seco
 // system calls (fstat: not truncated meanwhile; munmap, fallocate, mmap) per
 // window.
 constexpr uint64_t kMapWindow = uint64_t{8} << 20;
-// WriteRingRecords writes what it has once this much waits and it came
-// within kFastFlushWindow of the last write (a capture writing more than
-// 2 MB a second): at tens of MB a second (-a -g -F max) the writer would
+// WriteRingRecords writes what it has once this much waits and ring records
+// come at more than this much per kFastFlushWindow (2 MiB a second; measured
+// since the last write, or since the end of the first round with ring
+// records: see rate_since_): at tens of MB a second (-a -g -F max) the writer would
 // otherwise write 4 MiB at a time, and one such write into the page cache
 // took 9-30 ms under load (strace), longer than half a ring of -g samples
 // takes to fill, so the rings overflowed meanwhile (perf writes each ring's
@@ -239,6 +240,7 @@ absl::Status Writer::Begin(const EventTable& events, const RecordingInfo& info) 
   if (events.size() == 0) return absl::InvalidArgumentError("perf.data writer: no events");
   begun_ = true;
   last_flush_ = std::chrono::steady_clock::now();
+  rate_since_ = last_flush_;
   events_ = events;
   info_ = info;
   if (info.compression_level > 0) {
@@ -349,6 +351,7 @@ absl::Status Writer::WriteAll(const std::string& bytes) {
 }
 
 absl::Status Writer::Flush(const uint8_t* extra, size_t extra_size) {
+  write_at_round_end_ = false;
   // data_size_ and records_ count the buffer but not `extra` yet.
   const uint64_t data_on_disk = data_size_ - buffered_;
   const uint64_t records_on_disk = records_ - buffered_records_;
@@ -366,6 +369,8 @@ absl::Status Writer::Flush(const uint8_t* extra, size_t extra_size) {
       buffered_ = 0;
       buffered_records_ = 0;
       last_flush_ = std::chrono::steady_clock::now();
+      rate_since_ = last_flush_;
+      ring_bytes_since_ = 0;
       return absl::OkStatus();
     }
     StopMapping(at);
@@ -400,6 +405,8 @@ absl::Status Writer::Flush(const uint8_t* extra, size_t extra_size) {
   buffered_ = 0;
   buffered_records_ = 0;
   last_flush_ = std::chrono::steady_clock::now();
+  rate_since_ = last_flush_;
+  ring_bytes_since_ = 0;
   return absl::OkStatus();
 }
 
@@ -610,7 +617,18 @@ absl::Status Writer::WriteRingRecords(absl::Span<const absl::Span<const uint8_t>
   buffered_records_ += count;
   data_size_ += total;
   records_ += count;
-  if (buffered_ >= kRingFlushBytes && std::chrono::steady_clock::now() - last_flush_ < kFastFlushWindow) {
+  ring_bytes_since_ += total;
+  // Measured as a rate, not as 512 KiB within 250 ms of the last write: the
+  // first 512 KiB of a capture come some time after Begin (the /proc
+  // synthesis, the first wake-up), so at 5 MB a second (-a -F 50000 on 2
+  // CPUs) the rule missed, the buffer went through the mapping until it was
+  // full or a second old (2.7 MB of one such capture under strace), and only
+  // the next 512 KiB switched.
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - rate_since_).count();
+  const bool fast = ring_bytes_since_ >= kRingFlushBytes &&
+                    seconds * kRingFlushBytes <
+                        std::chrono::duration<double>(kFastFlushWindow).count() * ring_bytes_since_;
+  if (buffered_ >= kRingFlushBytes && fast) {
     // A capture this fast is written with write(2) from here on, not
     // through the mapping: each first store into a page of the mapping is a
     // page fault that on ext4 goes through page_mkwrite for a fallocated,
@@ -625,7 +643,11 @@ absl::Status Writer::WriteRingRecords(absl::Span<const absl::Span<const uint8_t>
     // file offset to the data's end.
     if (mapped_output_) StopMapping(data_offset_ + (data_size_ - buffered_));
     PERFDATA_RETURN_IF_ERROR(error_);
-    return Flush();
+    // Written at the round's end (WriteFinishedRound), not here: the session
+    // gives each ring its room back (Consume) once its span is copied, and
+    // the write, milliseconds under load, would hold that ring and the ones
+    // not yet read in this pass while they fill.
+    write_at_round_end_ = true;
   }
   return absl::OkStatus();
 }
@@ -799,6 +821,13 @@ absl::Status Writer::WriteFinishedRound() {
   Store<uint16_t>(rec + 4, 0);
   Store<uint16_t>(rec + 6, 8);
   PERFDATA_RETURN_IF_ERROR(WriteRecord(rec, sizeof rec));
+  if (!rate_round_seen_ && ring_bytes_since_ != 0) {
+    // The first round with ring records ends: their rate is measured from here.
+    rate_round_seen_ = true;
+    rate_since_ = std::chrono::steady_clock::now();
+    ring_bytes_since_ = 0;
+  }
+  if (write_at_round_end_) return Flush();  // fast ring records (WriteRingRecords)
   // At most one write a second: what a SIGKILL leaves is the capture up to here.
   if (std::chrono::steady_clock::now() - last_flush_ >= kFlushInterval) return Flush();
   return absl::OkStatus();

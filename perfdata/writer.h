@@ -23,9 +23,9 @@
 // the window's end, which readers take as the end of the records). Where
 // fallocate or the mapping is refused (a filesystem without fallocate, a
 // full disk, the file size limit), the writer goes on with writes; so it
-// does once ring records come fast (WriteRingRecords' 512 KiB flushes, more
-// than 2 MB a second), where a write(2) is far cheaper than the page faults
-// of the mapping (see writer.cc). The
+// does once ring records come fast (512 KiB flushes at the end of the round,
+// while they come at more than 2 MiB a second), where a write(2) is far
+// cheaper than the page faults of the mapping (see writer.cc). The
 // file cut short under the mapping by someone else (`truncate -s 0` or
 // `: > FILE` on the temporary file) makes a store into it raise SIGBUS:
 // the copy is guarded (perfdata/mapped_copy.h, a process-wide SIGBUS handler
@@ -144,7 +144,9 @@ class Writer {
   // the one a time-ordered stream of the same records gives. Records that
   // WriteRecord or WriteRecords write meanwhile are held with them. A bad
   // span (a header whose size is not a multiple of 8, under 8 or past the
-  // end) writes nothing: InvalidArgument.
+  // end) writes nothing: InvalidArgument. The records are copied before it
+  // returns (the ring's room may be given back); ring records that come fast
+  // are written at the round's end (WriteFinishedRound), not here.
   absl::Status WriteRingRecords(absl::Span<const absl::Span<const uint8_t>> pieces);
   // Appends a PERF_RECORD_AUXTRACE (`size` bytes at `bytes`: the 48-byte
   // record aux/auxtrace_record.h builds) followed by its trace: the bytes of
@@ -158,7 +160,8 @@ class Writer {
   absl::Status WriteAuxtrace(const uint8_t* bytes, uint32_t size,
                              absl::Span<const absl::Span<const uint8_t>> trace);
   // Appends a FINISHED_ROUND record, then writes the buffer to the file when
-  // the last write was a second ago or more.
+  // the last write was a second ago or more, or when WriteRingRecords found
+  // the ring records coming fast (its write waits for the round's end).
   absl::Status WriteFinishedRound();
 
   // Flushes the data and, in file mode, writes the feature sections and the
@@ -281,6 +284,15 @@ class Writer {
   uint64_t buffered_records_ = 0;
   // Of the last write of the buffer (or of Begin); see WriteFinishedRound.
   std::chrono::steady_clock::time_point last_flush_;
+  // How fast ring records come (WriteRingRecords' switch to write(2)): the
+  // ring bytes given since rate_since_, which is the last write of the
+  // buffer, or the end of the first round that held ring records (what came
+  // before it piled up from the capture's start, at whatever rate).
+  std::chrono::steady_clock::time_point rate_since_;
+  uint64_t ring_bytes_since_ = 0;
+  bool rate_round_seen_ = false;  // that first round has ended
+  // WriteRingRecords found them fast: the buffer is written at the round's end.
+  bool write_at_round_end_ = false;
 
   DsoHits dso_hits_;
   // WriteRingRecords' held bookkeeping (see Hold). `seq` is arrival order,
