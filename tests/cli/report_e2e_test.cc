@@ -41,6 +41,7 @@ using perfring::perfdata::test_util::Runfile;
 
 using Row = perfring::test_util::ReportRow;
 using perfring::test_util::ParseReportRows;
+using perfring::test_util::TiedRowsInBoth;
 
 double PercentOf(const std::vector<Row>& rows, const std::string& symbol) {
   for (const Row& r : rows)
@@ -140,8 +141,8 @@ TEST_F(ReportE2e, ChildrenAgreeWithPerf) {
 // Rows of equal weight (the tail of functions with a sample or two) come in
 // perf's order: by name (unresolved addresses after the named, by address,
 // are left out of the comparison, see below).
-// A system-wide capture has many such rows; each run of equal percents that
-// names the same symbols in both tables must list them in the same order.
+// A system-wide capture has many such rows; the rows both tables give the
+// same percent (once each: TiedRowsInBoth) must come in the same order.
 TEST_F(ReportE2e, TiedRowsComeInPerfsOrder) {
   if (!HavePerf()) GTEST_SKIP() << "perf is not installed";
   std::string data = Record("perf", "-e cpu-clock -c 250000 -a", mix_ + " 1", "ties.data");
@@ -151,37 +152,11 @@ TEST_F(ReportE2e, TiedRowsComeInPerfsOrder) {
   CommandResult perf =
       RunCommand(absl::StrCat("perf report -i ", data, " --no-children --sort sym --stdio"));
   ASSERT_EQ(perf.exit_code, 0) << perf.err;
-  // The symbols of each percent, in their order.
-  auto runs = [](const std::string& text) {
-    std::map<std::string, std::vector<std::string>> out;
-    static const std::regex re(R"(^\s+([0-9.]+%)\s+(\[.\] .*?)\s*$)");
-    for (absl::string_view line : absl::StrSplit(text, '\n')) {
-      std::smatch m;
-      const std::string l(line);
-      // Named rows only: perf orders some unresolved addresses (JIT code
-      // of another process of the system) by a value other than the one
-      // it prints.
-      if (std::regex_match(l, m, re) && !absl::StartsWith(m[2].str().substr(4), "0"))
-        out[m[1].str()].push_back(m[2].str());
-    }
-    return out;
-  };
-  std::map<std::string, std::vector<std::string>> a = runs(mine.out), b = runs(perf.out);
   size_t compared = 0;
-  for (const auto& [percent, names] : a) {
-    auto it = b.find(percent);
-    if (it == b.end() || names.size() < 2) continue;
-    std::vector<std::string> x = names, y = it->second;
-    std::sort(x.begin(), x.end());
-    std::sort(y.begin(), y.end());
-    if (x != y) continue;  // the tools count this percent's rows differently
-    for (size_t i = 0; i < names.size(); ++i)
-      if (names[i] != it->second[i]) {
-        ADD_FAILURE() << percent << " row " << i << ": perfring " << names[i] << ", perf "
-                      << it->second[i] << "\n" << mine.out << "\n" << perf.out;
-        break;
-      }
-    compared += names.size();
+  for (const perfring::test_util::TiedRows& tied : TiedRowsInBoth(mine.out, perf.out)) {
+    if (tied.mine.size() < 2) continue;
+    EXPECT_EQ(tied.mine, tied.theirs) << tied.percent << "%\n" << mine.out << "\n" << perf.out;
+    compared += tied.mine.size();
   }
   EXPECT_GE(compared, 4u) << mine.out << "\n" << perf.out;
 }
