@@ -44,12 +44,18 @@ std::string WithoutParameters(absl::string_view demangled) {
   // "operator()(int)": the group is the parameters, "operator()" the name.
   name = name.substr(0, open);
   // A function template's return type ("void f<int>(int)") goes too: the
-  // name starts after the last space outside <>, () and [].
-  if (absl::EndsWith(name, ">") && !absl::StrContains(name, "operator")) {
+  // name starts after the last space outside <>, () and [] before the
+  // name's last part; an operator's symbol ("operator<", "operator()<int>")
+  // ends the scan, its brackets and spaces being the name's.
+  if (absl::EndsWith(name, ">")) {
     int nesting = 0;
     size_t start = 0;
     for (size_t i = 0; i < name.size(); ++i) {
       const char c = name[i];
+      if (nesting == 0 && c == 'o' && name.substr(i, 8) == "operator" &&
+          (i == 0 || name[i - 1] == ':' || name[i - 1] == ' ')) {
+        break;
+      }
       if (c == '<' || c == '(' || c == '[') ++nesting;
       if (c == '>' || c == ')' || c == ']') --nesting;
       if (c == ' ' && nesting == 0) start = i + 1;

@@ -3,6 +3,11 @@
 #include <elf.h>
 
 #include <algorithm>
+#include <string>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "symbolize/demangle.h"
 
 namespace perfring::symbolize {
 namespace {
@@ -11,6 +16,30 @@ size_t LeadingUnderscores(absl::string_view name) {
   size_t n = 0;
   while (n < name.size() && name[n] == '_') ++n;
   return n;
+}
+
+// choose_best_symbol's last rules, on the names as shown.
+bool ByName(absl::string_view a, absl::string_view b) {
+  const size_t au = LeadingUnderscores(a), bu = LeadingUnderscores(b);
+  if (au != bu) return au < bu;
+  return a.size() > b.size();
+}
+
+// Names shown alike: equal, or C++ constructor or destructor variants (the
+// complete and the base object's: "..C1E.." and "..C2E..", D0/D1/D2), which
+// demangle to one name. Nine aliases in ten in C++ libraries (cc1plus,
+// libLLVM, libstdc++), so most ties need no demangling.
+bool ShownAlike(absl::string_view a, absl::string_view b) {
+  if (a.size() != b.size()) return false;
+  size_t differ = a.size();
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i] == b[i]) continue;
+    if (differ != a.size()) return false;
+    differ = i;
+  }
+  if (differ == a.size()) return true;
+  return differ > 0 && (a[differ - 1] == 'C' || a[differ - 1] == 'D') && absl::ascii_isdigit(a[differ]) &&
+         absl::ascii_isdigit(b[differ]);
 }
 
 // choose_best_symbol: true when `a` is to be kept over `b` (same start).
@@ -23,9 +52,12 @@ bool Better(const SymbolCandidate& a, const SymbolCandidate& b) {
   if (a_weak != b_weak) return !a_weak;
   const bool a_global = a.binding == STB_GLOBAL, b_global = b.binding == STB_GLOBAL;
   if (a_global != b_global) return a_global;
-  const size_t au = LeadingUnderscores(a.name), bu = LeadingUnderscores(b.name);
-  if (au != bu) return au < bu;
-  return a.name.size() > b.name.size();
+  // The names perf compares are the ones it shows: C++ names demangled,
+  // without parameters ("clang::TemplateDeclInstantiator::VisitDecl" over
+  // its alias "clang::Sema::SubstDecl", whose mangled name is the longer).
+  if (ShownAlike(a.name, b.name)) return false;  // the first of them
+  if (!absl::StartsWith(a.name, "_Z") && !absl::StartsWith(b.name, "_Z")) return ByName(a.name, b.name);
+  return ByName(Demangle(a.name), Demangle(b.name));
 }
 
 }  // namespace

@@ -8,7 +8,10 @@
 //     gets up to the end of the page after its own;
 //  3. of the symbols at one start keep the best: a sized one, then a typed
 //     one (not STT_NOTYPE), then non-weak, then global, then the fewest
-//     leading underscores, then the longest name, then the first.
+//     leading underscores, then the longest name, then the first; names
+//     compared as perf report shows them by default: demangled, without
+//     parameters (perf demangles as it loads a table; with --no-demangle
+//     or -v it compares other names, which this does not follow).
 // Pure function; thread-safe.
 #ifndef PERFRING_SYMBOLIZE_SYMBOL_CHOICE_H_
 #define PERFRING_SYMBOLIZE_SYMBOL_CHOICE_H_

@@ -4,8 +4,12 @@
 // deleted file without a build-id is never symbolized).
 #include "symbolize/elf_file.h"
 
+#include <elf.h>
+
 #include <cstdio>
 #include <fstream>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -15,6 +19,7 @@
 #include "symbolize/demangle.h"
 #include "perfdata/build_id.h"
 #include "symbolize/dso.h"
+#include "symbolize/symbol_choice.h"
 #include "tests/perfdata/test_util.h"
 #include "tests/symbolize/built_elf.h"
 
@@ -150,6 +155,8 @@ int ExpectPltNamedAsObjdumpNamesIt(const std::string& path) {
 
 TEST_F(ElfFileTest, PltEntriesAreNamedAsObjdumpNamesThem) {
   const std::string prog = Compile(dir_, "calls", R"(
+#include <elf.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -202,12 +209,46 @@ TEST(DemangleTest, ItaniumNamesDemangleWithoutParametersAsPerfShowsThem) {
   EXPECT_EQ(WithoutParameters("void Table::oop_iterate<InstanceKlass, narrowOop>(Closure*, oopDesc*)"),
             "Table::oop_iterate<InstanceKlass, narrowOop>");
   EXPECT_EQ(Demangle("_Z3maxIiET_S0_S0_"), "max<int>");
+  // Found on a system-wide capture (libprotobuf): a call operator template's
+  // return type goes as well ("bool ...::operator()<...>" before).
+  EXPECT_EQ(Demangle("_ZNK6google8protobuf25EncodedDescriptorDatabase15DescriptorIndex13SymbolCompare"
+                     "clINS2_11SymbolEntryES5_EEbRKT_RKT0_"),
+            "google::protobuf::EncodedDescriptorDatabase::DescriptorIndex::SymbolCompare::operator()"
+            "<google::protobuf::EncodedDescriptorDatabase::DescriptorIndex::SymbolEntry, "
+            "google::protobuf::EncodedDescriptorDatabase::DescriptorIndex::SymbolEntry>");
+  EXPECT_EQ(WithoutParameters("bool operator< <Key>(Key const&, Key const&)"), "operator< <Key>");
+  EXPECT_EQ(WithoutParameters("A::operator B<int><int>()"), "A::operator B<int><int>");
+  EXPECT_EQ(WithoutParameters("A::operator>>(int)"), "A::operator>>");
   EXPECT_EQ(WithoutParameters("std::vector<int, std::allocator<int> >::size() const"),
             "std::vector<int, std::allocator<int> >::size");
   EXPECT_EQ(WithoutParameters("plain"), "plain");
   EXPECT_EQ(Demangle("main"), "main");
   EXPECT_EQ(Demangle("_Znot_valid"), "_Znot_valid");
   EXPECT_EQ(Demangle(""), "");
+}
+
+// Found on a system-wide capture (libclang-cpp.so.14, two global functions
+// at 0x181db60): perf report keeps the alias whose name, as it shows it
+// (demangled, without parameters), is the longer; by the mangled names the
+// other one won.
+TEST(SymbolChoiceTest, OfCppAliasesTheLongerShownNameIsKept) {
+  for (bool reversed : {false, true}) {
+    std::vector<SymbolCandidate> symbols = {
+        {0x181db60, 0x181db80, "_ZN5clang4Sema9SubstDeclEPNS_4DeclEPNS_11DeclContextERKNS_30MultiLevelTemplateArgumentListE",
+         STB_GLOBAL, STT_FUNC, 0},
+        {0x181db60, 0x181db80, "_ZN5clang24TemplateDeclInstantiator9VisitDeclEPNS_4DeclE", STB_GLOBAL, STT_FUNC, 1},
+    };
+    if (reversed) std::swap(symbols[0], symbols[1]);
+    ChooseSymbols(&symbols);
+    ASSERT_EQ(symbols.size(), 1u);
+    EXPECT_EQ(Demangle(symbols[0].name), "clang::TemplateDeclInstantiator::VisitDecl") << reversed;
+  }
+  // Leading underscores count in the shown name too: "_ZN..." has none there.
+  std::vector<SymbolCandidate> symbols = {{0x1000, 0x1010, "f", STB_GLOBAL, STT_FUNC, 0},
+                                          {0x1000, 0x1010, "_ZN1a1gEv", STB_GLOBAL, STT_FUNC, 1}};
+  ChooseSymbols(&symbols);
+  ASSERT_EQ(symbols.size(), 1u);
+  EXPECT_EQ(symbols[0].name, "_ZN1a1gEv");  // "a::g", the longer
 }
 
 // Dso: where the symbols of a mapped file come from, and when not to trust it.
