@@ -19,6 +19,7 @@ int EventTable::Add(EventInfo info) {
   info.layout = SampleLayout(info.format);
   for (uint64_t id : info.ids) IndexId(id, index);
   events_.list.push_back(std::make_unique<EventInfo>(std::move(info)));
+  sample_id_offset_ = events_.list.front()->layout.sample_event_id;
   return index;
 }
 
@@ -60,7 +61,7 @@ int EventTable::SparseIndexOf(uint64_t id) const {
   return it == index_by_id_.end() ? -1 : it->second;
 }
 
-const EventInfo* EventTable::Resolve(const uint8_t* record, uint32_t size) const {
+const EventInfo* EventTable::ResolveAny(const uint8_t* record, uint32_t size) const {
   const std::vector<std::unique_ptr<EventInfo>>& events = events_.list;
   if (events.empty()) return nullptr;
   const EventInfo* first = events.front().get();

@@ -60,7 +60,10 @@ class EventTable {
   // The event the record `record[0, size)` belongs to, or nullptr when the
   // table is empty, the record is too short to hold its id, or the id
   // matches no event. Reads only inside the record.
+  // Inline for a SAMPLE of a table whose ids are dense (run per record);
+  // everything else in ResolveAny, which gives the same answer for any record.
   const EventInfo* Resolve(const uint8_t* record, uint32_t size) const;
+  const EventInfo* ResolveAny(const uint8_t* record, uint32_t size) const;
 
  private:
   // Ids that span at most this many values (or 4 per id) get a dense index.
@@ -94,7 +97,27 @@ class EventTable {
   bool dense_usable_ = true;
   uint64_t dense_base_ = 0;
   std::vector<int> dense_index_;
+  // The first event's layout's SAMPLE id offset (sample_event_id; -1: none,
+  // or no event), which places every SAMPLE's id (see ResolveAny).
+  int sample_id_offset_ = -1;
 };
+
+inline const EventInfo* EventTable::Resolve(const uint8_t* record, uint32_t size) const {
+  // ResolveAny's answer for a SAMPLE that holds its id, looked up densely.
+  if (sample_id_offset_ >= 0 && dense_usable_ && size >= sizeof(perf_event_header) &&
+      events_.list.size() > 1) {
+    const auto header = LoadUnaligned<perf_event_header>(record);
+    const uint32_t end = header.size < size ? header.size : size;
+    if (header.type == PERF_RECORD_SAMPLE && static_cast<uint32_t>(sample_id_offset_) + 8 <= end) {
+      const uint64_t id = LoadUnaligned<uint64_t>(record + sample_id_offset_);
+      if (id == 0) return events_.list.front().get();  // perf's synthesized records: zeroed ids
+      const uint64_t offset = id - dense_base_;  // ids below the base wrap and miss
+      const int index = offset < dense_index_.size() ? dense_index_[offset] : -1;
+      return index < 0 ? nullptr : events_.list[index].get();
+    }
+  }
+  return ResolveAny(record, size);
+}
 
 }  // namespace perfring
 

@@ -93,7 +93,7 @@ const uint8_t* SampleLayout::FieldOf(uint64_t bit, const uint8_t* record, uint32
   return slot;
 }
 
-uint64_t SampleLayout::TimeOf(const uint8_t* record, uint32_t size) const {
+uint64_t SampleLayout::OtherTimeOf(const uint8_t* record, uint32_t size) const {
   const uint8_t* slot = nullptr;
   if (Locate(record, size, time, trailer.time, &slot) != FieldRead::kRead) return 0;
   return LoadUnaligned<uint64_t>(slot);

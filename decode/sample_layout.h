@@ -92,6 +92,7 @@ struct SampleLayout {
 
   // The record's TIME (a SAMPLE's, or its trailer's); 0 when it has none or
   // is too short to hold it. The key of the time-ordered merges.
+  // Inline for a SAMPLE holding its TIME (run per record by the merges).
   uint64_t TimeOf(const uint8_t* record, uint32_t size) const;
 
   // The record's event id (see the top of this file): kRead and *id set;
@@ -106,6 +107,9 @@ struct SampleLayout {
   // the number of words written to `words`: trailer.size / 8.
   int EncodeTrailer(const SampleId& values, uint64_t (&words)[kMaxTrailerWords]) const;
 
+  // TimeOf of the records its inline part leaves (any record: the same answer).
+  uint64_t OtherTimeOf(const uint8_t* record, uint32_t size) const;
+
   // The decoder's hot path, which has the EventFormat but not its layout:
   // the size of the sample_id trailer of `sample_type`'s attr, and the
   // trailer decoded from its TrailerSize bytes at `trailer`.
@@ -114,6 +118,17 @@ struct SampleLayout {
   }
   static void DecodeTrailer(uint64_t sample_type, const uint8_t* trailer, SampleId* out);
 };
+
+inline uint64_t SampleLayout::TimeOf(const uint8_t* record, uint32_t size) const {
+  if (time >= 0 && size >= sizeof(perf_event_header)) {
+    const auto header = LoadUnaligned<perf_event_header>(record);
+    const uint32_t end = header.size < size ? header.size : size;
+    if (header.type == PERF_RECORD_SAMPLE) {
+      return static_cast<uint32_t>(time) + 8 <= end ? LoadUnaligned<uint64_t>(record + time) : 0;
+    }
+  }
+  return OtherTimeOf(record, size);
+}
 
 // Defined here so that DecodeRecord (flattened) inlines it; the loop over
 // kTrailerOrder unrolls into the six tests of a hand-written reader.

@@ -59,14 +59,15 @@ std::string TypeName(uint32_t type) {
   return std::string(name.data(), name.size());
 }
 
-// Whether decode knows `type` (looked up once per type: this runs per record).
-bool IsKnownType(uint32_t type) {
+// Whether decode knows each type below 256 (computed once; a record's type
+// is looked up in it per record).
+const std::array<bool, 256>& KnownTypes() {
   static const auto* known = [] {
     auto* table = new std::array<bool, 256>();
     for (uint32_t t = 0; t < table->size(); ++t) (*table)[t] = RecordTypeName(t) != "UNKNOWN";
     return table;
   }();
-  return type < known->size() && (*known)[type];
+  return *known;
 }
 
 uint32_t AttrSizeAt(const uint8_t* attr) {
@@ -625,6 +626,7 @@ absl::Status Reader::ForEachRecord(absl::FunctionRef<absl::Status(const RecordRe
   checked_until_ = guard_ != nullptr ? data_ : reinterpret_cast<const uint8_t*>(UINTPTR_MAX);
   next_step_or_check_ = windowed_ ? std::min(next_step_, checked_until_) : checked_until_;
   CompressedStream compressed;
+  const std::array<bool, 256>& known = KnownTypes();
   // Hands one record to fn after routing it to its event.
   auto deliver = [&](RecordRef& ref) ABSL_ATTRIBUTE_ALWAYS_INLINE -> absl::Status {
     const uint32_t type = RecordHeader::At(ref.bytes).type;
@@ -636,7 +638,7 @@ absl::Status Reader::ForEachRecord(absl::FunctionRef<absl::Status(const RecordRe
                                          : absl::StrCat(TypeName(type), " record whose id matches no attr"));
       }
     }
-    if (!IsKnownType(type)) ++stats_.unknown_types[type];
+    if (type >= known.size() || !known[type]) ++stats_.unknown_types[type];
     ++stats_.records;
     return fn(ref);
   };

@@ -7,6 +7,8 @@
 #include <map>
 #include <utility>
 
+#include "absl/base/attributes.h"
+#include "absl/base/optimization.h"
 #include "absl/strings/str_format.h"
 #include "decode/event_table.h"
 #include "decode/record_type.h"
@@ -26,7 +28,7 @@ bool ByTime(const Entry& a, const Entry& b) { return a.time != b.time ? a.time <
 // The time a kept record sorts by: its own, or, without one (perf.data's own
 // records, no TIME in sample_type, a time of 0), that of the kept record
 // before it (*last_time, updated).
-uint64_t SortTime(const RecordRef& ref, uint64_t* last_time) {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline uint64_t SortTime(const RecordRef& ref, uint64_t* last_time) {
   if (ref.event != nullptr) {
     const uint64_t t = ref.event->layout.TimeOf(ref.bytes, ref.size);
     if (t != 0) *last_time = t;
@@ -34,32 +36,61 @@ uint64_t SortTime(const RecordRef& ref, uint64_t* last_time) {
   return *last_time;
 }
 
+// Merges the adjacent sorted ranges v[lo, mid) and v[mid, hi) through
+// `scratch` (std::merge: one compare and one copy a record, where
+// std::inplace_merge took a buffer of its own each time).
+void MergeThrough(std::vector<Entry>& v, size_t lo, size_t mid, size_t hi,
+                  std::vector<Entry>* scratch) {
+  scratch->resize(hi - lo);
+  std::merge(v.begin() + static_cast<ptrdiff_t>(lo), v.begin() + static_cast<ptrdiff_t>(mid),
+             v.begin() + static_cast<ptrdiff_t>(mid), v.begin() + static_cast<ptrdiff_t>(hi),
+             scratch->begin(), ByTime);
+  std::copy(scratch->begin(), scratch->end(), v.begin() + static_cast<ptrdiff_t>(lo));
+}
+
 // Sorts v[sorted, end) by (time, seq), given v[sorted, appended) sorted and
-// v[appended, end) appended in file order. What was appended is the rings'
-// records one ring's flush after the other, each in time order: its
-// ascending runs are merged pairwise, O(n log runs), then merged into the
-// sorted part, where only its overlap with it moves.
-void SortAppended(std::vector<Entry>& v, size_t sorted, size_t appended) {
-  const auto begin = v.begin() + static_cast<ptrdiff_t>(appended);
-  std::vector<std::vector<Entry>::iterator> runs = {begin};
-  for (auto it = begin; it != v.end(); ++it) {
-    if (it != begin && ByTime(*it, *(it - 1))) runs.push_back(it);
-  }
-  runs.push_back(v.end());
-  while (runs.size() > 2) {
-    size_t kept = 0;
-    for (size_t i = 0; i + 2 < runs.size(); i += 2) {
-      std::inplace_merge(runs[i], runs[i + 1], runs[i + 2], ByTime);
-      runs[kept++] = runs[i];
+// v[appended, end) appended in file order, ascending runs that start at
+// `appended` and at each of `run_starts` (ascending, in (appended, end)).
+// What was appended is the rings' records one ring's flush after the other,
+// each in time order: the runs are merged pairwise, O(n log runs), then
+// merged into the sorted part, where only its overlap with it moves.
+void MergeAppended(std::vector<Entry>& v, size_t sorted, size_t appended,
+                   const std::vector<size_t>& run_starts, std::vector<Entry>* scratch) {
+  const size_t end = v.size();
+  if (appended == end) return;
+  if (!run_starts.empty()) {
+    std::vector<size_t> runs;
+    runs.reserve(run_starts.size() + 2);
+    runs.push_back(appended);
+    runs.insert(runs.end(), run_starts.begin(), run_starts.end());
+    runs.push_back(end);
+    while (runs.size() > 2) {
+      size_t kept = 0;
+      for (size_t i = 0; i + 2 < runs.size(); i += 2) {
+        MergeThrough(v, runs[i], runs[i + 1], runs[i + 2], scratch);
+        runs[kept++] = runs[i];
+      }
+      if (runs.size() % 2 == 0) runs[kept++] = runs[runs.size() - 2];
+      runs[kept++] = runs.back();
+      runs.resize(kept);
     }
-    if (runs.size() % 2 == 0) runs[kept++] = runs[runs.size() - 2];
-    runs[kept++] = runs.back();
-    runs.resize(kept);
   }
-  const auto first = v.begin() + static_cast<ptrdiff_t>(sorted);
-  if (begin != first && begin != v.end() && ByTime(*begin, *(begin - 1))) {
-    std::inplace_merge(std::upper_bound(first, begin, *begin, ByTime), begin, v.end(), ByTime);
+  if (appended != sorted && ByTime(v[appended], v[appended - 1])) {
+    const auto first = v.begin() + static_cast<ptrdiff_t>(sorted);
+    const auto begin = v.begin() + static_cast<ptrdiff_t>(appended);
+    const size_t lo = static_cast<size_t>(std::upper_bound(first, begin, *begin, ByTime) - v.begin());
+    MergeThrough(v, lo, appended, end, scratch);
   }
+}
+
+// MergeAppended, finding the runs of v[appended, end) itself.
+void SortAppended(std::vector<Entry>& v, size_t sorted, size_t appended,
+                  std::vector<Entry>* scratch) {
+  std::vector<size_t> run_starts;
+  for (size_t i = appended + 1; i < v.size(); ++i) {
+    if (ByTime(v[i], v[i - 1])) run_starts.push_back(i);
+  }
+  MergeAppended(v, sorted, appended, run_starts, scratch);
 }
 
 absl::Status TooMuchHeld(uint64_t offset, uint64_t limit, bool stream) {
@@ -83,25 +114,11 @@ class HeldRecords {
  public:
   explicit HeldRecords(uint64_t limit) : limit_(limit) {}
 
-  absl::Status Add(const RecordRef& ref, uint64_t time, uint32_t seq, bool stream) {
-    Entry e = Entry::Of(ref, time, seq);
-    if (ref.transient) {
-      held_bytes_ += AlignUp(ref.size, 8) + sizeof(Entry);
-      if (held_bytes_ > limit_) return TooMuchHeld(ref.offset, limit_, stream);
-      if (filling_ == nullptr || kArenaBlock - filling_->used < ref.size) {
-        if (filling_ != nullptr && filling_->live == 0) blocks_.erase(filling_->bytes.get());
-        auto block = std::make_unique<Block>();
-        block->bytes = std::make_unique<uint8_t[]>(kArenaBlock);
-        filling_ = block.get();
-        blocks_.emplace(block->bytes.get(), std::move(block));
-      }
-      uint8_t* dst = filling_->bytes.get() + filling_->used;
-      std::memcpy(dst, ref.bytes, ref.size);
-      filling_->used += AlignUp(ref.size, 8);
-      ++filling_->live;
-      e.bytes = dst;
-    }
-    entries_.push_back(e);
+  // Inline: it runs per record; a transient record is copied out of line.
+  ABSL_ATTRIBUTE_ALWAYS_INLINE absl::Status Add(const RecordRef& ref, uint64_t time, uint32_t seq,
+                                                bool stream) {
+    if (ABSL_PREDICT_FALSE(ref.transient)) return AddCopy(ref, time, seq, stream);
+    Push(Entry::Of(ref, time, seq));
     return absl::OkStatus();
   }
 
@@ -109,16 +126,12 @@ class HeldRecords {
   // held records now, as Collect does per round (a round is a few ascending
   // runs, merged where it overlaps the rounds before it), so that Release
   // does not merge the many runs of a whole block at once.
-  void EndRound() {
-    SortAppended(entries_, head_, sorted_end_);
-    sorted_end_ = entries_.size();
-  }
+  void EndRound() { SortHeld(); }
 
   // Hands out, in (time, seq) order, every held record with time <= bound.
   absl::Status Release(uint64_t bound, absl::FunctionRef<absl::Status(const RecordRef&, uint32_t)> fn,
                        uint64_t* released_max) {
-    SortAppended(entries_, head_, sorted_end_);
-    sorted_end_ = entries_.size();
+    SortHeld();
     while (head_ < entries_.size() && entries_[head_].time <= bound) {
       const Entry& e = entries_[head_++];
       RecordRef ref = e.ref();
@@ -142,6 +155,40 @@ class HeldRecords {
   }
 
  private:
+  // Appends `e`, noting where it starts a new ascending run.
+  void Push(const Entry& e) {
+    if (entries_.size() > sorted_end_ && ByTime(e, entries_.back())) {
+      run_starts_.push_back(entries_.size());
+    }
+    entries_.push_back(e);
+  }
+  // A transient record's Add: its bytes copied into a block.
+  absl::Status AddCopy(const RecordRef& ref, uint64_t time, uint32_t seq, bool stream) {
+    Entry e = Entry::Of(ref, time, seq);
+    held_bytes_ += AlignUp(ref.size, 8) + sizeof(Entry);
+    if (held_bytes_ > limit_) return TooMuchHeld(ref.offset, limit_, stream);
+    if (filling_ == nullptr || kArenaBlock - filling_->used < ref.size) {
+      if (filling_ != nullptr && filling_->live == 0) blocks_.erase(filling_->bytes.get());
+      auto block = std::make_unique<Block>();
+      block->bytes = std::make_unique<uint8_t[]>(kArenaBlock);
+      filling_ = block.get();
+      blocks_.emplace(block->bytes.get(), std::move(block));
+    }
+    uint8_t* dst = filling_->bytes.get() + filling_->used;
+    std::memcpy(dst, ref.bytes, ref.size);
+    filling_->used += AlignUp(ref.size, 8);
+    ++filling_->live;
+    e.bytes = dst;
+    Push(e);
+    return absl::OkStatus();
+  }
+  // What was added since the last sort, sorted into the held records.
+  void SortHeld() {
+    MergeAppended(entries_, head_, sorted_end_, run_starts_, &scratch_);
+    run_starts_.clear();
+    sorted_end_ = entries_.size();
+  }
+
   struct Block {
     std::unique_ptr<uint8_t[]> bytes;
     size_t used = 0;
@@ -160,6 +207,8 @@ class HeldRecords {
   std::vector<Entry> entries_;
   size_t head_ = 0;        // entries_[0, head_) were released
   size_t sorted_end_ = 0;  // entries_[head_, sorted_end_) are sorted
+  std::vector<size_t> run_starts_;  // where entries_[sorted_end_, end) starts a new run
+  std::vector<Entry> scratch_;      // MergeAppended's
   std::map<const uint8_t*, std::unique_ptr<Block>> blocks_;  // by start
   Block* filling_ = nullptr;
 };
@@ -244,12 +293,13 @@ absl::StatusOr<TimeOrderedRecords> TimeOrderedRecords::Collect(
   const Entry* advised = out.records_.data();
   AdviseHugePages(advised, out.records_.capacity() * sizeof(Entry));
   size_t round_start = 0;
+  std::vector<Entry> scratch;
   auto end_round = [&] {
     if (out.records_.data() != advised) {  // new storage, filled from here on
       advised = out.records_.data();
       AdviseHugePages(advised, out.records_.capacity() * sizeof(Entry));
     }
-    SortAppended(out.records_, 0, round_start);
+    SortAppended(out.records_, 0, round_start, &scratch);
     round_start = out.records_.size();
   };
   absl::Status s = reader.ForEachRecord([&](const RecordRef& ref) -> absl::Status {

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
@@ -253,6 +254,7 @@ struct WorkBatch {
 };
 constexpr size_t kWorkBatch = 4096;   // records per batch
 constexpr size_t kBatchesAhead = 4;   // batches the walk may run ahead of the resolution
+constexpr size_t kLookAhead = 8;      // samples read before they are summed (a power of two)
 // Rounds a file read by rounds holds (a stream: 2). A record later than that
 // makes the whole file be read again in exact order (ForEach's two passes:
 // about half again the walk's instructions); one sample of a perf 6.1
@@ -305,6 +307,60 @@ uint64_t PeriodOf(const FixedSample& s, const EventInfo& event) {
   if (!event.attr.freq && event.attr.sample_period != 0) return event.attr.sample_period;
   return 1;
 }
+
+// Where an event's SAMPLEs hold what RawSampleSums keys them by, for the
+// walking thread to count a sample without a Work or a FixedSample: the
+// key, period and time Presum takes of ReadFixedSample's result, read in place,
+// from an event whose samples ReadFixedSample reads (`fixed`; checked once
+// per event here, and per record as ReadFixedSample checks it).
+struct SampleKeyLayout {
+  const EventInfo* event = nullptr;
+  bool fixed = false;
+  int ip = -1, tid = -1, time = -1, cpu = -1, period = -1;  // SampleLayout's offsets
+  uint32_t fixed_end = 0;                                   // SampleLayout::variable_begin
+  bool chain = false;                                       // PERF_SAMPLE_CALLCHAIN
+  uint64_t fixed_period = 1;  // PeriodOf a sample without PERIOD
+
+  explicit SampleKeyLayout(const EventInfo* e) : event(e) {
+    const uint64_t st = e->format.sample_type;
+    const SampleLayout& l = e->layout;
+    fixed = (st & ~kFixedSampleBits) == 0 && l.sample_type == st;
+    ip = l.ip, tid = l.tid, time = l.time, cpu = l.cpu, period = l.period;
+    fixed_end = static_cast<uint32_t>(l.variable_begin);
+    chain = (st & PERF_SAMPLE_CALLCHAIN) != 0;
+    FixedSample without_period;  // PeriodOf's answer for a sample that has none
+    without_period.sample_type = st & ~PERF_SAMPLE_PERIOD;
+    fixed_period = PeriodOf(without_period, *e);
+  }
+
+  // Presum's key, period and time of the SAMPLE at bytes[0, size)
+  // (header.type checked by the caller), when ReadFixedSample would read
+  // it; false (nothing set) when it would not.
+  ABSL_ATTRIBUTE_ALWAYS_INLINE bool Read(const uint8_t* bytes, uint32_t size,
+                                         RawSampleSums::Key* key, uint64_t* sample_period,
+                                         uint64_t* sample_time) const {
+    if (!fixed || size < sizeof(perf_event_header)) return false;
+    const auto header = LoadUnaligned<perf_event_header>(bytes);
+    if (header.size > size || header.size % 8 != 0 || header.size < fixed_end) return false;
+    key->chain = absl::string_view();
+    if (chain) {
+      if (header.size - fixed_end < 8) return false;
+      const uint64_t nr = LoadUnaligned<uint64_t>(bytes + fixed_end);
+      if (nr > (header.size - fixed_end - 8) / 8) return false;
+      key->chain = absl::string_view(reinterpret_cast<const char*>(bytes + fixed_end + 8), nr * 8);
+    }
+    key->event = event;
+    key->cpumode = header.misc & PERF_RECORD_MISC_CPUMODE_MASK;
+    // As Presum: without TID, pid and tid -1.
+    key->pid = tid < 0 ? UINT32_MAX : LoadUnaligned<uint32_t>(bytes + tid);
+    key->tid = tid < 0 ? UINT32_MAX : LoadUnaligned<uint32_t>(bytes + tid + 4);
+    key->cpu = cpu < 0 ? 0 : LoadUnaligned<uint32_t>(bytes + cpu);
+    key->ip = ip < 0 ? 0 : LoadUnaligned<uint64_t>(bytes + ip);
+    *sample_time = time < 0 ? 0 : LoadUnaligned<uint64_t>(bytes + time);
+    *sample_period = period < 0 ? fixed_period : LoadUnaligned<uint64_t>(bytes + period);
+    return true;
+  }
+};
 
 // The walking thread's part of pre-summing: a decoded sample counted in
 // `sums` (its first of a key gets w->slot), or a side-band record that
@@ -1221,6 +1277,7 @@ absl::Status Builder::ReadRecords() {
     Record scratch;
     WorkBatch batch;
     RawSampleSums presums;
+    std::vector<SampleKeyLayout> key_layouts;  // the events met, the last met last
     bool cancelled = false;
     auto next_batch = [&] {
       std::optional<WorkBatch> reused = queue.Reuse();
@@ -1238,7 +1295,98 @@ absl::Status Builder::ReadRecords() {
       });
     };
     next_batch();
+    // After a Work was added: the batch goes to the resolving thread when
+    // the sums are full (their groups with it) or the batch is.
+    auto hand_on_end = [&]() -> absl::Status {
+      const bool flush = presum_ && presums.full();
+      if (flush) flush_presums();
+      if (flush || batch.items.size() == kWorkBatch) {
+        if (!queue.Push(std::move(batch))) {
+          cancelled = true;
+          return absl::CancelledError("the resolution stopped");
+        }
+        next_batch();
+      }
+      return absl::OkStatus();
+    };
+    // Samples read in place are looked up in `presums` kLookAhead samples
+    // after they were read (RawSampleSums::Prepare then, PrefetchSlot half
+    // way), so that the lookups' cache misses overlap. Their order is kept:
+    // any other record first adds every sample pending before it.
+    struct Pending {
+      RawSampleSums::Key key;
+      RawSampleSums::Ahead ahead;
+      uint64_t period, time;
+      const uint8_t* bytes;
+      uint32_t size, seq;
+      const EventInfo* event;
+      uint64_t offset;
+    };
+    std::array<Pending, kLookAhead> pending;
+    size_t pending_first = 0, pending_count = 0;
+    // The oldest pending sample added to the sums, or handed on as the
+    // first of its key (or while summing pauses), decoded in full as
+    // DecodeAhead does, for the resolving thread.
+    auto add_pending = [&]() -> absl::Status {
+      const Pending& p = pending[pending_first];
+      pending_first = (pending_first + 1) % kLookAhead;
+      --pending_count;
+      const uint32_t slot = presums.Add(p.key, p.ahead, p.seq, p.period, p.time);
+      if (slot == RawSampleSums::kSummed) return absl::OkStatus();
+      Work& w = batch.items.emplace_back();
+      w.bytes = p.bytes, w.size = p.size, w.seq = p.seq, w.event = p.event, w.offset = p.offset;
+      ReadFixedSample(p.bytes, p.size, p.event->format.sample_type, p.event->layout,
+                      &w.sample);  // true: SampleKeyLayout::Read's checks are its own
+      w.decoded = true;
+      w.misc = w.sample.misc;
+      w.chain_hash = p.key.chain_hash;
+      if (slot != RawSampleSums::kAlone) w.slot = slot;
+      return hand_on_end();
+    };
+    auto drain_pending = [&]() -> absl::Status {
+      while (pending_count > 0) {
+        if (absl::Status s = add_pending(); !s.ok()) return s;
+      }
+      return absl::OkStatus();
+    };
     auto hand_on = [&](const perfdata::RecordRef& ref, uint32_t seq) -> absl::Status {
+      // Most records of a capture are samples read in place and summed into
+      // an earlier sample's group: they are read here without a Work, and
+      // counted when they leave `pending`. The others go on below as any
+      // record; so does a sample while summing pauses (keys that do not
+      // repeat: it is left alone), once the samples pending before it have.
+      if (presum_ && !ref.transient && ref.event != nullptr &&
+          LoadUnaligned<uint32_t>(ref.bytes) == PERF_RECORD_SAMPLE &&
+          presums.paused() <= pending_count) {
+        if (key_layouts.empty() || key_layouts.back().event != ref.event) {
+          auto it = std::find_if(key_layouts.begin(), key_layouts.end(),
+                                 [&](const SampleKeyLayout& l) { return l.event == ref.event; });
+          if (it == key_layouts.end()) {
+            key_layouts.emplace_back(ref.event);
+          } else {
+            std::iter_swap(it, key_layouts.end() - 1);
+          }
+        }
+        // Room for it (the oldest goes first, as it would before any record).
+        if (pending_count == kLookAhead) {
+          if (absl::Status s = add_pending(); !s.ok()) return s;
+        }
+        Pending& p = pending[(pending_first + pending_count) % kLookAhead];
+        if (key_layouts.back().Read(ref.bytes, ref.size, &p.key, &p.period, &p.time)) {
+          // DecodeAhead's hash (ChainHash: the chain's bytes).
+          p.key.chain_hash = p.key.chain.empty() ? 0 : absl::HashOf(p.key.chain);
+          if (pending_count >= kLookAhead / 2) {
+            presums.PrefetchSlot(
+                pending[(pending_first + pending_count - kLookAhead / 2) % kLookAhead].ahead);
+          }
+          p.ahead = presums.Prepare(p.key);
+          p.bytes = ref.bytes, p.size = ref.size, p.seq = seq, p.event = ref.event;
+          p.offset = ref.offset;
+          ++pending_count;
+          return absl::OkStatus();
+        }
+      }
+      if (absl::Status s = drain_pending(); !s.ok()) return s;
       Work& w = batch.items.emplace_back();
       w.bytes = ref.bytes, w.size = ref.size, w.seq = seq, w.event = ref.event;
       w.offset = ref.offset;
@@ -1254,16 +1402,7 @@ absl::Status Builder::ReadRecords() {
         batch.items.pop_back();
         return absl::OkStatus();
       }
-      const bool flush = presum_ && presums.full();
-      if (flush) flush_presums();
-      if (flush || batch.items.size() == kWorkBatch) {
-        if (!queue.Push(std::move(batch))) {
-          cancelled = true;
-          return absl::CancelledError("the resolution stopped");
-        }
-        next_batch();
-      }
-      return absl::OkStatus();
+      return hand_on_end();
     };
     bool late = false;
     walked = by_rounds_
@@ -1271,6 +1410,7 @@ absl::Status Builder::ReadRecords() {
                                                                  kFileRoundsHeld, &late)
                  : perfdata::TimeOrderedRecords::ForEach(reader_, observe_ ? KeepAll : KeepRecord,
                                                          hand_on, options_.late);
+    if (walked.ok() && !late) walked = drain_pending();
     if (late) walked = absl::AbortedError("a record more than a round late");
     if (walked.ok()) flush_presums();
     if (walked.ok() && (!batch.items.empty() || !batch.groups.empty()) &&

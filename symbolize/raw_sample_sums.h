@@ -86,10 +86,28 @@ class RawSampleSums {
   // sample, and nothing here refers to it.
   uint32_t Add(const Key& key, uint64_t record, uint64_t period, uint64_t time);
 
+  // Add in steps, for a caller that looks its keys up a few samples ahead
+  // (a lookup misses the caches: its bucket, then its slot): Prepare takes
+  // what Add needs of the key's last change and its hash and prefetches the
+  // key's bucket; PrefetchSlot, once the bucket is in, prefetches the slot
+  // of the first entry of the key's hash; Add(key, ahead, ...) is then
+  // Add(key, ...), provided no ProcessChanged, ThreadChanged or AllChanged
+  // came after the Prepare (Adds and Flushes may: the prefetches are hints).
+  struct Ahead {
+    uint64_t changed = 0;
+    size_t hash = 0;
+  };
+  Ahead Prepare(const Key& key) const;
+  void PrefetchSlot(const Ahead& ahead) const;
+  uint32_t Add(const Key& key, const Ahead& ahead, uint64_t record, uint64_t period, uint64_t time);
+
   // The index is an open-addressing table of four-entry buckets by the
   // key's hash, twice as many entries as max_keys: a lookup reads one
   // 32-byte bucket (the next ones only when it is full) and, for an entry
   // of its hash, the slot.
+
+  // While summing pauses: how many of the next Adds answer kAlone (0: none).
+  uint64_t paused() const { return paused_; }
 
   // Side-band: the samples after it get new keys.
   void ProcessChanged(uint32_t pid);  // its maps (MMAP, MMAP2, FORK)
@@ -98,7 +116,7 @@ class RawSampleSums {
 
   // Whether the keys or their callchains reached the limits (the last Add
   // may go past them by one key): time to Flush.
-  bool full() const { return slots_.size() >= max_keys_ || chains_.size() >= max_chain_bytes_; }
+  bool full() const { return keys_ >= max_keys_ || chains_.size() >= max_chain_bytes_; }
   // Calls fn(slot, group) for each key that counted samples besides its
   // first (the group holds those), in slot order, then forgets every key.
   void Flush(absl::FunctionRef<void(uint32_t slot, const SampleGroup& group)> fn);
@@ -146,6 +164,7 @@ class RawSampleSums {
   uint64_t added_ = 0;   // samples counted since the last Flush
   uint64_t paused_ = 0;  // samples still to be left alone
   std::vector<Slot> slots_;
+  size_t keys_ = 0;     // slots_.size(), counted (Add and full() run per sample)
   std::string chains_;  // the slots' callchains
   size_t bucket_mask_;          // buckets - 1 (a power of two, at least max_keys_ / 2 + 1)
   std::vector<Bucket> index_;

@@ -3,6 +3,7 @@
 
 #include <linux/perf_event.h>
 
+#include <cstring>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -202,6 +203,45 @@ TEST(EventTable, EventsStayAtTheirAddressWhenMoreAreAdded) {
   const EventInfo* first = &table.at(0);
   for (int i = 0; i < 100; ++i) table.Add(Event("more", kWithIdentifier, {100u + i}));
   EXPECT_EQ(&table.at(0), first);
+}
+
+// Resolve answers a SAMPLE of a table with dense ids inline: for records of
+// every kind, ids known, unknown and 0, cut at every length (readable bytes
+// and header.size), with one event, two, and ids too far apart to be dense,
+// it answers as ResolveAny.
+TEST(EventTable, ResolveAnswersAsResolveAnyForEveryCut) {
+  std::vector<std::vector<uint8_t>> records;
+  for (uint64_t id : {0, 11, 12, 21, 5, 99}) {
+    records.push_back(SampleWithId(id));
+    records.push_back(RecordBuilder(PERF_RECORD_SAMPLE).U64(1).U64(id).U64(0).U64(0).Build());
+    records.push_back(RecordBuilder(PERF_RECORD_SWITCH).U64(0).U64(0).U64(id).Build());
+  }
+  records.push_back(RecordBuilder(kRecordFinishedRound).Build());
+  std::vector<EventTable> tables;
+  for (uint64_t type : {kWithIdentifier, uint64_t{PERF_SAMPLE_IP | PERF_SAMPLE_ID | PERF_SAMPLE_TIME},
+                        uint64_t{PERF_SAMPLE_IP}}) {
+    tables.push_back(TwoEvents(type));
+    tables.push_back(TwoEvents(type, /*sample_id_all=*/false));
+    EventTable one;
+    one.Add(Event("only", type, {11}));
+    tables.push_back(one);
+    EventTable sparse;
+    sparse.Add(Event("first", type, {5}));
+    sparse.Add(Event("second", type, {uint64_t{1} << 40, 11}));
+    tables.push_back(sparse);
+  }
+  for (size_t t = 0; t < tables.size(); ++t) {
+    for (std::vector<uint8_t> rec : records) {
+      const uint16_t full = static_cast<uint16_t>(rec.size());
+      for (uint16_t header_size : {full, uint16_t(full - 8), uint16_t(16), uint16_t(8), uint16_t(full + 8)}) {
+        std::memcpy(rec.data() + 6, &header_size, 2);
+        for (uint32_t size = 0; size <= rec.size(); ++size) {
+          EXPECT_EQ(tables[t].Resolve(rec.data(), size), tables[t].ResolveAny(rec.data(), size))
+              << t << " type " << rec[0] << " header.size " << header_size << " size " << size;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -336,5 +336,29 @@ TEST(SampleLayoutTimeOf, IsZeroWithoutATime) {
   EXPECT_EQ(trailer.TimeOf(tiny.data(), tiny.size()), 0u);
 }
 
+// TimeOf reads a SAMPLE's time inline: for every record of the catalog and
+// every cut of a full sample (readable bytes and header.size), it answers
+// as the TIME field's slot does (FieldOf: 0 without one).
+TEST(SampleLayoutTimeOf, AnswersAsTheTimeFieldForEveryCut) {
+  auto check = [](const SampleLayout& l, const std::vector<uint8_t>& bytes, const std::string& what) {
+    for (uint32_t size = 0; size <= bytes.size(); ++size) {
+      const uint8_t* slot = l.FieldOf(PERF_SAMPLE_TIME, bytes.data(), size);
+      uint64_t want = 0;
+      if (slot != nullptr) std::memcpy(&want, slot, 8);
+      EXPECT_EQ(l.TimeOf(bytes.data(), size), want) << what << " " << size;
+    }
+  };
+  for (const CatalogEntry& e : Catalog()) check(SampleLayout(e.fmt), e.bytes, e.name);
+  const SampleLayout full(testing::FullSampleFormat());
+  std::vector<uint8_t> bytes = testing::FullSampleBytes();
+  for (uint16_t header_size = 0; header_size <= bytes.size() + 8; header_size += 4) {
+    std::memcpy(bytes.data() + 6, &header_size, 2);
+    check(full, bytes, "header.size " + std::to_string(header_size));
+  }
+  EventFormat no_time;
+  no_time.sample_type = PERF_SAMPLE_IP;
+  check(SampleLayout(no_time), testing::FullSampleBytes(), "no TIME");
+}
+
 }  // namespace
 }  // namespace perfring

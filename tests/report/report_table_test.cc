@@ -306,6 +306,22 @@ TEST(ReportTable, UnresolvedKernelAndUnmappedAddressesAsPerf) {
   EXPECT_THAT(text, HasSubstr("[unknown]      [.] 0000000000000000"));
 }
 
+// perf's "%#.16x" at every width: sixteen digits with "0x", leading zeros
+// kept, lowercase (an address of the kernel's half fills all sixteen).
+TEST(ReportTable, UnresolvedAddressesHaveSixteenDigits) {
+  TestProfile t;
+  uint32_t e = t.Event("cpu-clock");
+  uint32_t c = t.Comm("x");
+  t.Sample(e, c, 1, {t.Unresolved(symbolize::kNone, 0xffffffff8100abcd, true)}, 4);
+  t.Sample(e, c, 1, {t.Unresolved(symbolize::kNone, 0x1, false)}, 3);
+  t.Sample(e, c, 1, {t.Unresolved(symbolize::kNone, 0x7f00deadbeef, false)}, 2);
+  ReportOptions o = NoChildren();
+  o.sort = {SortKey::kSym};
+  EXPECT_THAT(Rows(RenderReportTable(t.profile(), o)),
+              ::testing::ElementsAre("    44.44%  [k] 0xffffffff8100abcd", "    33.33%  [.] 0x0000000000000001",
+                                     "    22.22%  [.] 0x00007f00deadbeef"));
+}
+
 // ---- rows of equal weight: perf's order (sort.c's comparisons) -------------
 
 // The Overhead column cut off: the rest of each row.

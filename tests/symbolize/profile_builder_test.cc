@@ -650,6 +650,29 @@ TEST_F(ProfileBuilderTest, SummedSamplesTakeTheCommOfTheirTime) {
                                                              "10/10 after main x3"}));
 }
 
+// The walk reads samples a few ahead of their summing (their lookups'
+// cache misses overlap): a side-band record sums the samples before it
+// first, with many samples of several keys on both sides.
+TEST_F(ProfileBuilderTest, SamplesSummedAheadTakeTheCommAndMapsOfTheirTime) {
+  const uint64_t ip = pie_.At("main", 4), ip2 = pie_.At("main", 8);
+  std::string data = pie_.MmapAt(10, 1) + CommRecord(10, 10, 2, "before", false) +
+                     CommRecord(10, 11, 3, "other", false);
+  uint64_t t = 10;
+  for (int i = 0; i < 20; ++i, ++t) {
+    data += SampleRecord(10, 10, t, i % 3 ? ip : ip2, {}) + SampleRecord(10, 11, t, ip, {});
+  }
+  data += CommRecord(10, 10, t++, "after", false);
+  for (int i = 0; i < 20; ++i, ++t) {
+    data += SampleRecord(10, 10, t, i % 3 ? ip : ip2, {}) + SampleRecord(10, 11, t, ip, {});
+  }
+  data += lib_.MmapAt(20, t++);  // another process: its maps change, not process 10's
+  for (int i = 0; i < 5; ++i, ++t) data += SampleRecord(10, 11, t, ip, {});
+  const Profile p = BuiltBothWays(data);
+  EXPECT_EQ(SumsByCommAndLeaf(p), (std::vector<std::string>{"10/10 before main x7", "10/11 other main x45",
+                                                             "10/10 before main x13", "10/10 after main x7",
+                                                             "10/10 after main x13"}));
+}
+
 TEST_F(ProfileBuilderTest, SummedSamplesTakeTheMapsOfTheirTime) {
   // The library mapped over the PIE in process 10 halfway; process 20 keeps
   // the PIE.

@@ -4,7 +4,9 @@
 #include "symbolize/raw_sample_sums.h"
 
 #include <cstdint>
+#include <deque>
 #include <map>
+#include <random>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -268,4 +270,63 @@ TEST(RawSampleSumsTest, PastTheBoundWithoutAFlushSamplesAreLeftAlone) {
 }
 
 }  // namespace
+// Add in steps (Prepare, PrefetchSlot, then Add(key, ahead, ...)) a few
+// samples after the Prepare, Flushes and pauses among them, side-band only
+// between a Prepare and nothing pending: the same answers and groups as Add
+// at once.
+TEST(RawSampleSumsTest, AddAheadAnswersAsAdd) {
+  constexpr size_t kAhead = 5;
+  std::mt19937 rng(3);
+  RawSampleSums now(/*max_keys=*/16, 1 << 20), ahead(/*max_keys=*/16, 1 << 20);
+  std::vector<std::string> chains(4);
+  for (size_t c = 1; c < chains.size(); ++c) chains[c] = std::string(8 * c, static_cast<char>('a' + c));
+  struct Pending {
+    RawSampleSums::Key key;
+    RawSampleSums::Ahead ahead;
+    uint64_t record;
+  };
+  std::deque<Pending> pending;
+  std::vector<uint32_t> answers_now, answers_ahead;
+  std::vector<std::map<uint32_t, SampleGroup>> flushed_now, flushed_ahead;
+  auto add_oldest = [&] {
+    const Pending p = pending.front();
+    pending.pop_front();
+    answers_ahead.push_back(ahead.Add(p.key, p.ahead, p.record, p.record % 7 + 1, p.record));
+    if (ahead.full()) flushed_ahead.push_back(Flushed(ahead));
+  };
+  for (uint64_t record = 0; record < 20000; ++record) {
+    const uint32_t r = rng() % 100;
+    if (r < 3) {  // side-band: everything pending is added first
+      while (!pending.empty()) add_oldest();
+      const uint32_t id = 10 + rng() % 3;
+      if (r == 0) now.ProcessChanged(id), ahead.ProcessChanged(id);
+      if (r == 1) now.ThreadChanged(id), ahead.ThreadChanged(id);
+      if (r == 2) now.AllChanged(), ahead.AllChanged();
+      continue;
+    }
+    const RawSampleSums::Key key =
+        KeyOf(10 + rng() % 3, 10 + rng() % 3, 0x1000 + rng() % 24, chains[rng() % chains.size()]);
+    answers_now.push_back(now.Add(key, record, record % 7 + 1, record));
+    if (now.full()) flushed_now.push_back(Flushed(now));
+    if (pending.size() == kAhead) add_oldest();
+    if (pending.size() >= 2) ahead.PrefetchSlot(pending[pending.size() - 2].ahead);
+    pending.push_back({key, ahead.Prepare(key), record});
+  }
+  while (!pending.empty()) add_oldest();
+  flushed_now.push_back(Flushed(now));
+  flushed_ahead.push_back(Flushed(ahead));
+  EXPECT_EQ(answers_ahead, answers_now);
+  ASSERT_EQ(flushed_ahead.size(), flushed_now.size());
+  EXPECT_GT(flushed_now.size(), 10u);
+  for (size_t f = 0; f < flushed_now.size(); ++f) {
+    ASSERT_EQ(flushed_ahead[f].size(), flushed_now[f].size()) << f;
+    for (const auto& [slot, g] : flushed_now[f]) {
+      const SampleGroup& h = flushed_ahead[f].at(slot);
+      EXPECT_EQ(std::make_tuple(h.samples, h.period, h.first_record, h.first_period, h.first_time, h.last_time),
+                std::make_tuple(g.samples, g.period, g.first_record, g.first_period, g.first_time, g.last_time))
+          << f << " " << slot;
+    }
+  }
+}
+
 }  // namespace perfring::symbolize
