@@ -208,6 +208,15 @@ class Writer {
   // COMM_EXEC), held until ReleaseHeld lets Track see it in time order;
   // everything else is tracked at once (its bookkeeping needs no order).
   void Hold(const uint8_t* bytes, uint32_t size);
+  void HoldSample(const uint8_t* bytes, uint32_t size, uint16_t misc);  // Hold of a SAMPLE
+  // What Hold changes, to take back the records of a span found bad.
+  struct HeldMark {
+    size_t samples = 0, side_band = 0, side_band_words = 0;
+    uint64_t seq = 0, max_time = 0, first_sample_time = 0, last_sample_time = 0;
+    bool have_sample_time = false, have_auxtrace_info = false, holding = false;
+  };
+  HeldMark MarkHeld() const;
+  void RollBackHeld(const HeldMark& mark);
   // Tracks, in (time, arrival) order, what is held with time <= limit.
   void ReleaseHeld(uint64_t limit);
   // Hands each whole record of `pieces` (back to back) to fn(bytes, size),
@@ -266,6 +275,7 @@ class Writer {
   bool committed_ = false;  // moved into place (Finish, FinishAs), or removed
 
   EventTable events_;
+  const EventInfo* only_event_ = nullptr;  // events_' one event, when it has one
   // Set by Begin. Not a RecordingInfo from construction on: a default one
   // collects the host facts and the sysfs topology, which Begin replaces.
   std::optional<RecordingInfo> info_;
