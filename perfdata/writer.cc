@@ -468,6 +468,32 @@ absl::Status Writer::TrackInOrder(const uint8_t* bytes, uint32_t size) {
   return absl::OkStatus();
 }
 
+// The hot path of Hold (most ring records are samples): the event without a
+// lookup when there is one, and its fixed fields at their offsets
+// (SampleLayout; `size` is the record's header.size). Inlined into
+// WriteRingRecords' walk.
+__attribute__((always_inline)) inline void Writer::HoldSample(const uint8_t* bytes, uint32_t size, uint16_t misc) {
+  const EventInfo* event = only_event_ != nullptr ? only_event_ : events_.Resolve(bytes, size);
+  if (event == nullptr) return;  // time 0 (held_max_time_ stays); Track ignores it too
+  const SampleLayout& layout = event->layout;
+  const uint64_t time = layout.time >= 0 && static_cast<uint32_t>(layout.time) + 8 <= size
+                            ? LoadUnaligned<uint64_t>(bytes + layout.time)
+                            : 0;  // SampleLayout::TimeOf's rule
+  held_max_time_ = std::max(held_max_time_, time);
+  if (event->format.sample_type & PERF_SAMPLE_TIME) {
+    if (!have_sample_time_) first_sample_time_ = time;
+    have_sample_time_ = true;
+    first_sample_time_ = std::min(first_sample_time_, time);
+    last_sample_time_ = std::max(last_sample_time_, time);
+  }
+  // IP and TID lead a SAMPLE body at fixed offsets (SampleLayout).
+  const int ip = layout.ip, tid = layout.tid;  // tid: pid, then tid
+  if (ip < 0 || tid < 0 || static_cast<uint32_t>(std::max(ip, tid)) + 8 > size) return;
+  held_samples_.push_back({time, held_seq_++, LoadUnaligned<uint64_t>(bytes + ip),
+                           LoadUnaligned<int32_t>(bytes + tid),
+                           static_cast<uint16_t>(misc & PERF_RECORD_MISC_CPUMODE_MASK)});
+}
+
 void Writer::Hold(const uint8_t* bytes, uint32_t size) {
   const RecordHeader h = RecordHeader::At(bytes);
   if (h.type == PERF_RECORD_SAMPLE) {
@@ -490,31 +516,6 @@ void Writer::Hold(const uint8_t* bytes, uint32_t size) {
   held_side_band_bytes_.resize(offset + size / 8);
   std::memcpy(held_side_band_bytes_.data() + offset, bytes, size);
   held_side_band_.push_back({time, held_seq_++, offset, size});
-}
-
-// The hot path of Hold (most ring records are samples): the event without a
-// lookup when there is one, and its fixed fields at their offsets
-// (SampleLayout; `size` is the record's header.size).
-void Writer::HoldSample(const uint8_t* bytes, uint32_t size, uint16_t misc) {
-  const EventInfo* event = only_event_ != nullptr ? only_event_ : events_.Resolve(bytes, size);
-  if (event == nullptr) return;  // time 0 (held_max_time_ stays); Track ignores it too
-  const SampleLayout& layout = event->layout;
-  const uint64_t time = layout.time >= 0 && static_cast<uint32_t>(layout.time) + 8 <= size
-                            ? LoadUnaligned<uint64_t>(bytes + layout.time)
-                            : 0;  // SampleLayout::TimeOf's rule
-  held_max_time_ = std::max(held_max_time_, time);
-  if (event->format.sample_type & PERF_SAMPLE_TIME) {
-    if (!have_sample_time_) first_sample_time_ = time;
-    have_sample_time_ = true;
-    first_sample_time_ = std::min(first_sample_time_, time);
-    last_sample_time_ = std::max(last_sample_time_, time);
-  }
-  // IP and TID lead a SAMPLE body at fixed offsets (SampleLayout).
-  const int ip = layout.ip, tid = layout.tid;  // tid: pid, then tid
-  if (ip < 0 || tid < 0 || static_cast<uint32_t>(std::max(ip, tid)) + 8 > size) return;
-  held_samples_.push_back({time, held_seq_++, LoadUnaligned<uint64_t>(bytes + ip),
-                           LoadUnaligned<int32_t>(bytes + tid),
-                           static_cast<uint16_t>(misc & PERF_RECORD_MISC_CPUMODE_MASK)});
 }
 
 Writer::HeldMark Writer::MarkHeld() const {
@@ -654,10 +655,15 @@ absl::Status Writer::WriteRingRecords(absl::Span<const absl::Span<const uint8_t>
   // held, so it writes and holds nothing.
   const HeldMark mark = MarkHeld();
   holding_ = true;
-  absl::Status walked = ForEachRecord(pieces, [&](const uint8_t* bytes, uint32_t size) {
-    const uint32_t type = RecordHeader::At(bytes).type;
-    if (type == kRecordAuxtrace || type == kRecordHeaderTracingData) return CheckNoPayload(bytes);
-    Hold(bytes, size);
+  absl::Status walked = ForEachRecord(pieces, [&](const uint8_t* bytes, uint32_t size) __attribute__((always_inline)) {
+    const RecordHeader h = RecordHeader::At(bytes);
+    if (h.type == PERF_RECORD_SAMPLE) {
+      HoldSample(bytes, size, h.misc);
+    } else if (h.type == kRecordAuxtrace || h.type == kRecordHeaderTracingData) {
+      return CheckNoPayload(bytes);
+    } else {
+      Hold(bytes, size);
+    }
     ++count;
     return absl::OkStatus();
   });

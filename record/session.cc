@@ -363,7 +363,7 @@ size_t Session::DrainPass(bool release, bool overwrite_snapshot) {
     EventSet::Ring& ring = events_.rings()[r];
     // What the session notes of every record: its AUX announcement and its
     // counts; the event it resolved to.
-    const auto note = [&](const RecordView& rec) {
+    const auto note = [&](const RecordView& rec) __attribute__((always_inline)) {
       const EventInfo* event = only_event != nullptr ? only_event : table.Resolve(rec.bytes, rec.size);
       if (trace_areas_ && rec.size >= sizeof(perf_event_header) &&
           reinterpret_cast<const perf_event_header*>(rec.bytes)->type == PERF_RECORD_AUX) {
@@ -413,7 +413,8 @@ size_t Session::DrainPass(bool release, bool overwrite_snapshot) {
             return absl::OkStatus();
           });
         } else {
-          walked = ForEachRecordIn(pieces, &wrapped_record_, "ring", [&](const uint8_t* bytes, uint32_t size) {
+          walked = ForEachRecordIn(pieces, &wrapped_record_, "ring", [&](const uint8_t* bytes, uint32_t size)
+                                       __attribute__((always_inline)) {
             const RecordView rec = MakeRecordView(bytes, size);
             last_event = note(rec);
             last = rec;
