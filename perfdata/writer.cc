@@ -629,6 +629,78 @@ absl::Status Writer::ForEachRecord(absl::Span<const absl::Span<const uint8_t>> p
   return ForEachRecordIn(pieces, &split_record_, "perf.data writer", std::forward<Fn>(fn));
 }
 
+absl::Status Writer::HoldRingRecords(absl::Span<const absl::Span<const uint8_t>> pieces, size_t total,
+                                     size_t* count) {
+  size_t n = 0;
+  if (only_event_ == nullptr) {  // each record's event looked up
+    absl::Status walked = ForEachRecord(pieces, [&](const uint8_t* bytes, uint32_t size) __attribute__((always_inline)) {
+      const RecordHeader h = RecordHeader::At(bytes);
+      if (h.type == PERF_RECORD_SAMPLE) {
+        HoldSample(bytes, size, h.misc);
+      } else if (h.type == kRecordAuxtrace || h.type == kRecordHeaderTracingData) {
+        return CheckNoPayload(bytes);
+      } else {
+        Hold(bytes, size);
+      }
+      ++n;
+      return absl::OkStatus();
+    });
+    *count = n;
+    return walked;
+  }
+  // One event: HoldSample with its layout's offsets and the hold's state in
+  // locals, its samples stored into room made for as many as the span can
+  // hold (each held one takes at least `need` of its bytes).
+  const SampleLayout& layout = only_event_->layout;
+  const bool sample_time = (only_event_->format.sample_type & PERF_SAMPLE_TIME) != 0;
+  const int time_at = layout.time, ip_at = layout.ip, tid_at = layout.tid;
+  const uint32_t need = ip_at < 0 || tid_at < 0 ? UINT32_MAX : static_cast<uint32_t>(std::max(ip_at, tid_at)) + 8;
+  const size_t first_new = held_samples_.size();
+  held_samples_.resize(first_new + (need == UINT32_MAX ? 0 : total / need));
+  HeldSample* out = held_samples_.data() + first_new;
+  uint64_t max_time = held_max_time_, seq = held_seq_;
+  uint64_t first = first_sample_time_, last = last_sample_time_;
+  bool have = have_sample_time_;
+  absl::Status walked = ForEachRecord(pieces, [&](const uint8_t* bytes, uint32_t size) __attribute__((always_inline)) {
+    const RecordHeader h = RecordHeader::At(bytes);
+    if (h.type == PERF_RECORD_SAMPLE) {
+      ++n;
+      const uint64_t time = time_at >= 0 && static_cast<uint32_t>(time_at) + 8 <= size
+                                ? LoadUnaligned<uint64_t>(bytes + time_at)
+                                : 0;  // SampleLayout::TimeOf's rule
+      max_time = std::max(max_time, time);
+      if (sample_time) {
+        if (!have) first = time;
+        have = true;
+        first = std::min(first, time);
+        last = std::max(last, time);
+      }
+      if (size >= need) {
+        *out++ = HeldSample(time, seq++, LoadUnaligned<uint64_t>(bytes + ip_at), LoadUnaligned<int32_t>(bytes + tid_at),
+                            static_cast<uint16_t>(h.misc & PERF_RECORD_MISC_CPUMODE_MASK));
+      }
+      return absl::OkStatus();
+    }
+    if (h.type == kRecordAuxtrace || h.type == kRecordHeaderTracingData) return CheckNoPayload(bytes);
+    ++n;
+    // Hold shares the newest time and the arrival count.
+    held_max_time_ = max_time;
+    held_seq_ = seq;
+    Hold(bytes, size);
+    max_time = held_max_time_;
+    seq = held_seq_;
+    return absl::OkStatus();
+  });
+  held_samples_.resize(static_cast<size_t>(out - held_samples_.data()));
+  held_max_time_ = max_time;
+  held_seq_ = seq;
+  first_sample_time_ = first;
+  last_sample_time_ = last;
+  have_sample_time_ = have;
+  *count = n;
+  return walked;
+}
+
 absl::Status Writer::WriteRingRecords(absl::Span<const absl::Span<const uint8_t>> pieces) {
   PERFDATA_RETURN_IF_ERROR(CheckState(true));
   size_t total = 0;  // the pieces hold whole records only: their bytes
@@ -655,18 +727,7 @@ absl::Status Writer::WriteRingRecords(absl::Span<const absl::Span<const uint8_t>
   // held, so it writes and holds nothing.
   const HeldMark mark = MarkHeld();
   holding_ = true;
-  absl::Status walked = ForEachRecord(pieces, [&](const uint8_t* bytes, uint32_t size) __attribute__((always_inline)) {
-    const RecordHeader h = RecordHeader::At(bytes);
-    if (h.type == PERF_RECORD_SAMPLE) {
-      HoldSample(bytes, size, h.misc);
-    } else if (h.type == kRecordAuxtrace || h.type == kRecordHeaderTracingData) {
-      return CheckNoPayload(bytes);
-    } else {
-      Hold(bytes, size);
-    }
-    ++count;
-    return absl::OkStatus();
-  });
+  absl::Status walked = HoldRingRecords(pieces, total, &count);
   if (!walked.ok()) {
     RollBackHeld(mark);
     return walked;

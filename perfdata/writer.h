@@ -209,6 +209,11 @@ class Writer {
   // everything else is tracked at once (its bookkeeping needs no order).
   void Hold(const uint8_t* bytes, uint32_t size);
   void HoldSample(const uint8_t* bytes, uint32_t size, uint16_t misc);  // Hold of a SAMPLE
+  // WriteRingRecords' walk: checks and holds each record of `pieces`
+  // (`total` bytes), counting them in *count; InvalidArgument at a bad one
+  // (the caller takes back what was held).
+  absl::Status HoldRingRecords(absl::Span<const absl::Span<const uint8_t>> pieces, size_t total,
+                               size_t* count);
   // What Hold changes, to take back the records of a span found bad.
   struct HeldMark {
     size_t samples = 0, side_band = 0, side_band_words = 0;
@@ -308,6 +313,11 @@ class Writer {
   // WriteRingRecords' held bookkeeping (see Hold). `seq` is arrival order,
   // which breaks ties in time.
   struct HeldSample {
+    // Left uninitialized: HoldRingRecords makes room for a span's samples
+    // with resize and fills it in.
+    HeldSample() {}  // NOLINT: not = default, which would zero them
+    HeldSample(uint64_t time, uint64_t seq, uint64_t ip, int32_t pid, uint16_t cpumode)
+        : time(time), seq(seq), ip(ip), pid(pid), cpumode(cpumode) {}
     uint64_t time;
     uint64_t seq;
     uint64_t ip;

@@ -519,6 +519,9 @@ TEST_F(WriterTest, RingRecordsAreWrittenAsTheRingsHoldThemASplitRecordWhole) {
                     return absl::OkStatus();
                   }).ok());
   EXPECT_EQ(read, Concat(rings.samples) + Concat(rings.side_band) + RecordBuilder(68, 0).Finish());
+  // SAMPLE_TIME: the samples' first and last times, the split one's too.
+  EXPECT_EQ((*r)->features().first_sample_time, 1000000u);
+  EXPECT_EQ((*r)->features().last_sample_time, 1000000u + 1000 * (kUserSamples + kKernelSamples - 1));
 }
 
 // The BUILD_ID bookkeeping of ring records is done in time order, not file
