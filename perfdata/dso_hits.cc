@@ -11,8 +11,6 @@
 namespace perfring::perfdata {
 namespace {
 
-constexpr int32_t kKernelPid = -1;  // perf's HOST_KERNEL_ID
-
 bool IsKernelMode(uint16_t cpumode) {
   return cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL;
 }
@@ -47,16 +45,17 @@ int DsoHits::DsoIndex(absl::string_view name, bool kernel) {
   return it->second;
 }
 
-void DsoHits::ForgetRecentHits() {
-  for (RecentHit& hit : recent_) hit = RecentHit();
+void DsoHits::ForgetRecentHit(int32_t pid) {
+  RecentHit& hit = recent_[RecentSlot(pid)];
+  if (hit.pid == pid) hit = RecentHit();
 }
 
 void DsoHits::OnMmap(int32_t pid, uint64_t start, uint64_t len, absl::string_view filename,
                      uint16_t cpumode) {
   if (len == 0 || start + len < start) return;
-  ForgetRecentHits();
   const bool kernel = IsKernelMode(cpumode);
   if (kernel) pid = kKernelPid;
+  ForgetRecentHit(pid);
   const int dso = DsoIndex(IsKernelImage(filename) ? kKernelDso : filename, kernel);
   const uint64_t end = start + len;
   Maps& maps = maps_by_pid_[pid];
@@ -84,7 +83,7 @@ void DsoHits::OnMmap(int32_t pid, uint64_t start, uint64_t len, absl::string_vie
 
 void DsoHits::OnFork(int32_t pid, int32_t ppid) {
   if (pid == ppid) return;  // a new thread shares its process's maps
-  ForgetRecentHits();
+  ForgetRecentHit(pid);  // its maps are new (the parent's do not change)
   auto parent = maps_by_pid_.find(ppid);
   if (parent == maps_by_pid_.end()) return;
   Maps copy = parent->second;
@@ -92,19 +91,13 @@ void DsoHits::OnFork(int32_t pid, int32_t ppid) {
 }
 
 void DsoHits::OnExec(int32_t pid) {
-  ForgetRecentHits();
+  ForgetRecentHit(pid);
   maps_by_pid_.erase(pid);
 }
 
-int32_t DsoHits::MapsOwner(int32_t pid, uint16_t cpumode) {
-  return IsKernelMode(cpumode) ? kKernelPid : pid;
-}
-
-void DsoHits::OnSample(int32_t pid, uint64_t ip, uint16_t cpumode) {
+void DsoHits::LookUpSample(int32_t pid, uint64_t ip, uint16_t cpumode) {
   const bool kernel = IsKernelMode(cpumode);
-  if (kernel) pid = kKernelPid;
-  RecentHit& recent = recent_[static_cast<uint32_t>(pid) % kRecentHits];
-  if (recent.pid == pid && ip >= recent.start && ip < recent.end) return;  // its dso is hit already
+  RecentHit& recent = recent_[RecentSlot(pid)];
   auto maps = maps_by_pid_.find(pid);
   if (maps != maps_by_pid_.end()) {
     auto it = maps->second.upper_bound(ip);

@@ -9,6 +9,8 @@
 #ifndef PERFRING_PERFDATA_DSO_HITS_H_
 #define PERFRING_PERFDATA_DSO_HITS_H_
 
+#include <linux/perf_event.h>
+
 #include <cstdint>
 #include <map>
 #include <string>
@@ -37,12 +39,21 @@ class DsoHits {
               uint16_t cpumode);
   void OnFork(int32_t pid, int32_t ppid);  // process fork (pid != ppid)
   void OnExec(int32_t pid);
-  void OnSample(int32_t pid, uint64_t ip, uint16_t cpumode);
+  // Inline: a sample in one of the maps the latest samples fell in (most
+  // are) is counted with a compare; the rest look their map up.
+  void OnSample(int32_t pid, uint64_t ip, uint16_t cpumode) {
+    pid = MapsOwner(pid, cpumode);
+    const RecentHit& recent = recent_[RecentSlot(pid)];
+    if (recent.pid == pid && ip >= recent.start && ip < recent.end) return;  // its dso is hit already
+    LookUpSample(pid, ip, cpumode);
+  }
   // Whose maps a record of process `pid` with `cpumode` reads (a sample) or
   // changes (OnMmap): the process's, or the kernel's for kernel-mode ones.
   // Records of different owners can be given in any order relative to each
   // other; those of one owner must come in time order.
-  static int32_t MapsOwner(int32_t pid, uint16_t cpumode);
+  static int32_t MapsOwner(int32_t pid, uint16_t cpumode) {
+    return cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL ? kKernelPid : pid;
+  }
 
   // The build-ids of the binaries that got samples and have one: the kernel
   // from /sys/kernel/notes, modules from /sys/module, files from their ELF
@@ -51,6 +62,8 @@ class DsoHits {
   std::vector<BuildIdEntry> HitBuildIds() const;
 
  private:
+  static constexpr int32_t kKernelPid = -1;  // perf's HOST_KERNEL_ID: the kernel's maps
+
   struct Map {
     uint64_t end = 0;
     int dso = 0;  // index into dsos_
@@ -64,16 +77,21 @@ class DsoHits {
 
   int DsoIndex(absl::string_view name, bool kernel);
 
+  // OnSample's lookup, for a sample of maps owner `pid` outside its recent hit.
+  void LookUpSample(int32_t pid, uint64_t ip, uint16_t cpumode);
+
   // The maps that the latest samples fell in, a few processes at a time
   // (the samples of a merge alternate between CPUs): a sample inside one is
-  // already counted, with no lookup. Cleared whenever the maps change.
+  // already counted, with no lookup. A process's entry is cleared whenever
+  // its maps change (those of other processes stay).
   struct RecentHit {
     int32_t pid = 0;
     uint64_t start = 0, end = 0;  // end == 0: empty
   };
   static constexpr size_t kRecentHits = 8;
+  static size_t RecentSlot(int32_t pid) { return static_cast<uint32_t>(pid) % kRecentHits; }
   RecentHit recent_[kRecentHits];
-  void ForgetRecentHits();
+  void ForgetRecentHit(int32_t pid);  // of maps owner `pid`
 
   std::vector<Dso> dsos_;
   absl::flat_hash_map<std::string, int> dso_by_name_;

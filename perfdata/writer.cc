@@ -242,6 +242,7 @@ absl::Status Writer::Begin(const EventTable& events, const RecordingInfo& info) 
   last_flush_ = std::chrono::steady_clock::now();
   rate_since_ = last_flush_;
   events_ = events;
+  only_event_ = events_.size() == 1 ? &events_.at(0) : nullptr;  // EventTable::Resolve's answer
   info_ = info;
   if (info.compression_level > 0) {
     if (info.compression_batch == 0 || info.compression_batch > info.compression_mmap_len) {
@@ -467,12 +468,42 @@ absl::Status Writer::TrackInOrder(const uint8_t* bytes, uint32_t size) {
   return absl::OkStatus();
 }
 
+// The hot path of Hold (most ring records are samples): the event without a
+// lookup when there is one, and its fixed fields at their offsets
+// (SampleLayout; `size` is the record's header.size). Inlined into
+// WriteRingRecords' walk.
+__attribute__((always_inline)) inline void Writer::HoldSample(const uint8_t* bytes, uint32_t size, uint16_t misc) {
+  const EventInfo* event = only_event_ != nullptr ? only_event_ : events_.Resolve(bytes, size);
+  if (event == nullptr) return;  // time 0 (held_max_time_ stays); Track ignores it too
+  const SampleLayout& layout = event->layout;
+  const uint64_t time = layout.time >= 0 && static_cast<uint32_t>(layout.time) + 8 <= size
+                            ? LoadUnaligned<uint64_t>(bytes + layout.time)
+                            : 0;  // SampleLayout::TimeOf's rule
+  held_max_time_ = std::max(held_max_time_, time);
+  if (event->format.sample_type & PERF_SAMPLE_TIME) {
+    if (!have_sample_time_) first_sample_time_ = time;
+    have_sample_time_ = true;
+    first_sample_time_ = std::min(first_sample_time_, time);
+    last_sample_time_ = std::max(last_sample_time_, time);
+  }
+  // IP and TID lead a SAMPLE body at fixed offsets (SampleLayout).
+  const int ip = layout.ip, tid = layout.tid;  // tid: pid, then tid
+  if (ip < 0 || tid < 0 || static_cast<uint32_t>(std::max(ip, tid)) + 8 > size) return;
+  held_samples_.push_back({time, held_seq_++, LoadUnaligned<uint64_t>(bytes + ip),
+                           LoadUnaligned<int32_t>(bytes + tid),
+                           static_cast<uint16_t>(misc & PERF_RECORD_MISC_CPUMODE_MASK)});
+}
+
 void Writer::Hold(const uint8_t* bytes, uint32_t size) {
   const RecordHeader h = RecordHeader::At(bytes);
+  if (h.type == PERF_RECORD_SAMPLE) {
+    HoldSample(bytes, size, h.misc);
+    return;
+  }
   const bool side_band = h.type == PERF_RECORD_MMAP || h.type == PERF_RECORD_MMAP2 ||
                          h.type == PERF_RECORD_FORK ||
                          (h.type == PERF_RECORD_COMM && (h.misc & PERF_RECORD_MISC_COMM_EXEC));
-  if (h.type != PERF_RECORD_SAMPLE && !side_band) {
+  if (!side_band) {
     Track(bytes, size).IgnoreError();  // needs no order (Track never fails)
     return;
   }
@@ -481,26 +512,38 @@ void Writer::Hold(const uint8_t* bytes, uint32_t size) {
   // session's time-ordered merge places it.
   const uint64_t time = event != nullptr ? event->layout.TimeOf(bytes, size) : 0;
   held_max_time_ = std::max(held_max_time_, time);
-  if (side_band) {
-    const size_t offset = held_side_band_bytes_.size();
-    held_side_band_bytes_.resize(offset + size / 8);
-    std::memcpy(held_side_band_bytes_.data() + offset, bytes, size);
-    held_side_band_.push_back({time, held_seq_++, offset, size});
-    return;
-  }
-  if (event == nullptr) return;  // Track ignores it too
-  if (event->format.sample_type & PERF_SAMPLE_TIME) {
-    if (!have_sample_time_) first_sample_time_ = time;
-    have_sample_time_ = true;
-    first_sample_time_ = std::min(first_sample_time_, time);
-    last_sample_time_ = std::max(last_sample_time_, time);
-  }
-  // IP and TID lead a SAMPLE body at fixed offsets (SampleLayout).
-  const int ip = event->layout.ip, tid = event->layout.tid;  // tid: pid, then tid
-  if (ip < 0 || tid < 0 || static_cast<uint32_t>(std::max(ip, tid)) + 8 > size) return;
-  held_samples_.push_back({time, held_seq_++, LoadUnaligned<uint64_t>(bytes + ip),
-                           LoadUnaligned<int32_t>(bytes + tid),
-                           static_cast<uint16_t>(h.misc & PERF_RECORD_MISC_CPUMODE_MASK)});
+  const size_t offset = held_side_band_bytes_.size();
+  held_side_band_bytes_.resize(offset + size / 8);
+  std::memcpy(held_side_band_bytes_.data() + offset, bytes, size);
+  held_side_band_.push_back({time, held_seq_++, offset, size});
+}
+
+Writer::HeldMark Writer::MarkHeld() const {
+  HeldMark m;
+  m.samples = held_samples_.size();
+  m.side_band = held_side_band_.size();
+  m.side_band_words = held_side_band_bytes_.size();
+  m.seq = held_seq_;
+  m.max_time = held_max_time_;
+  m.first_sample_time = first_sample_time_;
+  m.last_sample_time = last_sample_time_;
+  m.have_sample_time = have_sample_time_;
+  m.have_auxtrace_info = have_auxtrace_info_;
+  m.holding = holding_;
+  return m;
+}
+
+void Writer::RollBackHeld(const HeldMark& m) {
+  held_samples_.resize(m.samples);
+  held_side_band_.resize(m.side_band);
+  held_side_band_bytes_.resize(m.side_band_words);
+  held_seq_ = m.seq;
+  held_max_time_ = m.max_time;
+  first_sample_time_ = m.first_sample_time;
+  last_sample_time_ = m.last_sample_time;
+  have_sample_time_ = m.have_sample_time;
+  have_auxtrace_info_ = m.have_auxtrace_info;
+  holding_ = m.holding;
 }
 
 // Whose maps a held side-band record changes (DsoHits::MapsOwner); the
@@ -521,20 +564,24 @@ void Writer::ReleaseHeld(uint64_t limit) {
   // Whose maps they change: only those processes' samples need their order
   // (a sample only marks the map under its ip, in its own process's maps).
   changed_owners_.clear();
+  uint64_t changed_bits = 0;  // bit owner % 64 of each: most samples are told apart by it alone
   for (auto s = held_side_band_.begin(); s != side_band_end; ++s) {
     const int32_t owner =
         SideBandOwner(reinterpret_cast<const uint8_t*>(held_side_band_bytes_.data() + s->offset), s->size);
     if (std::find(changed_owners_.begin(), changed_owners_.end(), owner) == changed_owners_.end())
       changed_owners_.push_back(owner);
+    changed_bits |= uint64_t{1} << (static_cast<uint32_t>(owner) % 64);
   }
+  const auto changed = [&](int32_t owner) {
+    return (changed_bits >> (static_cast<uint32_t>(owner) % 64) & 1) != 0 &&
+           std::find(changed_owners_.begin(), changed_owners_.end(), owner) != changed_owners_.end();
+  };
   released_samples_.clear();
   size_t kept = 0;
   for (const HeldSample& sample : held_samples_) {
     if (sample.time > limit) {
       held_samples_[kept++] = sample;
-    } else if (!changed_owners_.empty() &&
-               std::find(changed_owners_.begin(), changed_owners_.end(),
-                         DsoHits::MapsOwner(sample.pid, sample.cpumode)) != changed_owners_.end()) {
+    } else if (changed(DsoHits::MapsOwner(sample.pid, sample.cpumode))) {
       released_samples_.push_back(sample);  // in order with its process's map changes, below
     } else {
       dso_hits_.OnSample(sample.pid, sample.ip, sample.cpumode);
@@ -582,32 +629,109 @@ absl::Status Writer::ForEachRecord(absl::Span<const absl::Span<const uint8_t>> p
   return ForEachRecordIn(pieces, &split_record_, "perf.data writer", std::forward<Fn>(fn));
 }
 
+absl::Status Writer::HoldRingRecords(absl::Span<const absl::Span<const uint8_t>> pieces, size_t total,
+                                     size_t* count) {
+  size_t n = 0;
+  if (only_event_ == nullptr) {  // each record's event looked up
+    absl::Status walked = ForEachRecord(pieces, [&](const uint8_t* bytes, uint32_t size) __attribute__((always_inline)) {
+      const RecordHeader h = RecordHeader::At(bytes);
+      if (h.type == PERF_RECORD_SAMPLE) {
+        HoldSample(bytes, size, h.misc);
+      } else if (h.type == kRecordAuxtrace || h.type == kRecordHeaderTracingData) {
+        return CheckNoPayload(bytes);
+      } else {
+        Hold(bytes, size);
+      }
+      ++n;
+      return absl::OkStatus();
+    });
+    *count = n;
+    return walked;
+  }
+  // One event: HoldSample with its layout's offsets and the hold's state in
+  // locals, its samples stored into room made for as many as the span can
+  // hold (each held one takes at least `need` of its bytes).
+  const SampleLayout& layout = only_event_->layout;
+  const bool sample_time = (only_event_->format.sample_type & PERF_SAMPLE_TIME) != 0;
+  const int time_at = layout.time, ip_at = layout.ip, tid_at = layout.tid;
+  const uint32_t need = ip_at < 0 || tid_at < 0 ? UINT32_MAX : static_cast<uint32_t>(std::max(ip_at, tid_at)) + 8;
+  const size_t first_new = held_samples_.size();
+  held_samples_.resize(first_new + (need == UINT32_MAX ? 0 : total / need));
+  HeldSample* out = held_samples_.data() + first_new;
+  uint64_t max_time = held_max_time_, seq = held_seq_;
+  uint64_t first = first_sample_time_, last = last_sample_time_;
+  bool have = have_sample_time_;
+  absl::Status walked = ForEachRecord(pieces, [&](const uint8_t* bytes, uint32_t size) __attribute__((always_inline)) {
+    const RecordHeader h = RecordHeader::At(bytes);
+    if (h.type == PERF_RECORD_SAMPLE) {
+      ++n;
+      const uint64_t time = time_at >= 0 && static_cast<uint32_t>(time_at) + 8 <= size
+                                ? LoadUnaligned<uint64_t>(bytes + time_at)
+                                : 0;  // SampleLayout::TimeOf's rule
+      max_time = std::max(max_time, time);
+      if (sample_time) {
+        if (!have) first = time;
+        have = true;
+        first = std::min(first, time);
+        last = std::max(last, time);
+      }
+      if (size >= need) {
+        *out++ = HeldSample(time, seq++, LoadUnaligned<uint64_t>(bytes + ip_at), LoadUnaligned<int32_t>(bytes + tid_at),
+                            static_cast<uint16_t>(h.misc & PERF_RECORD_MISC_CPUMODE_MASK));
+      }
+      return absl::OkStatus();
+    }
+    if (h.type == kRecordAuxtrace || h.type == kRecordHeaderTracingData) return CheckNoPayload(bytes);
+    ++n;
+    // Hold shares the newest time and the arrival count.
+    held_max_time_ = max_time;
+    held_seq_ = seq;
+    Hold(bytes, size);
+    max_time = held_max_time_;
+    seq = held_seq_;
+    return absl::OkStatus();
+  });
+  held_samples_.resize(static_cast<size_t>(out - held_samples_.data()));
+  held_max_time_ = max_time;
+  held_seq_ = seq;
+  first_sample_time_ = first;
+  last_sample_time_ = last;
+  have_sample_time_ = have;
+  *count = n;
+  return walked;
+}
+
 absl::Status Writer::WriteRingRecords(absl::Span<const absl::Span<const uint8_t>> pieces) {
   PERFDATA_RETURN_IF_ERROR(CheckState(true));
-  // Checked first, so a bad span writes (and holds) nothing.
-  size_t total = 0, count = 0;
-  bool payload = false;  // a record that needs a payload (CheckNoPayload)
-  PERFDATA_RETURN_IF_ERROR(ForEachRecord(pieces, [&](const uint8_t* bytes, uint32_t size) {
-    const uint32_t type = RecordHeader::At(bytes).type;
-    payload |= type == kRecordAuxtrace || type == kRecordHeaderTracingData;
-    total += size;
-    ++count;
-    return absl::OkStatus();
-  }));
-  if (payload) {
-    return ForEachRecord(pieces, [&](const uint8_t* bytes, uint32_t) { return CheckNoPayload(bytes); });
-  }
-  if (count == 0) return absl::OkStatus();
-  holding_ = true;
+  size_t total = 0;  // the pieces hold whole records only: their bytes
+  for (const absl::Span<const uint8_t>& piece : pieces) total += piece.size();
+  if (total == 0) return absl::OkStatus();
+  size_t count = 0;
   if (compressor_ || total > kBufferSize) {
     // Record by record: into the compression batch, or through a buffer
-    // smaller than the span (a ring larger than the buffer).
+    // smaller than the span (a ring larger than the buffer). Checked first,
+    // so a bad span writes (and holds) nothing.
+    bool payload = false;  // a record that needs a payload (CheckNoPayload)
+    PERFDATA_RETURN_IF_ERROR(ForEachRecord(pieces, [&](const uint8_t* bytes, uint32_t) {
+      const uint32_t type = RecordHeader::At(bytes).type;
+      payload |= type == kRecordAuxtrace || type == kRecordHeaderTracingData;
+      return absl::OkStatus();
+    }));
+    if (payload) {
+      return ForEachRecord(pieces, [&](const uint8_t* bytes, uint32_t) { return CheckNoPayload(bytes); });
+    }
+    holding_ = true;
     return ForEachRecord(pieces, [&](const uint8_t* bytes, uint32_t size) { return WriteRecord(bytes, size); });
   }
-  PERFDATA_RETURN_IF_ERROR(ForEachRecord(pieces, [&](const uint8_t* bytes, uint32_t size) {
-    Hold(bytes, size);
-    return absl::OkStatus();
-  }));
+  // One walk checks and holds each record; a bad span takes back what it
+  // held, so it writes and holds nothing.
+  const HeldMark mark = MarkHeld();
+  holding_ = true;
+  absl::Status walked = HoldRingRecords(pieces, total, &count);
+  if (!walked.ok()) {
+    RollBackHeld(mark);
+    return walked;
+  }
   if (total > kBufferSize - buffered_) PERFDATA_RETURN_IF_ERROR(Flush());
   for (const absl::Span<const uint8_t>& piece : pieces) {
     if (piece.empty()) continue;

@@ -208,6 +208,20 @@ class Writer {
   // COMM_EXEC), held until ReleaseHeld lets Track see it in time order;
   // everything else is tracked at once (its bookkeeping needs no order).
   void Hold(const uint8_t* bytes, uint32_t size);
+  void HoldSample(const uint8_t* bytes, uint32_t size, uint16_t misc);  // Hold of a SAMPLE
+  // WriteRingRecords' walk: checks and holds each record of `pieces`
+  // (`total` bytes), counting them in *count; InvalidArgument at a bad one
+  // (the caller takes back what was held).
+  absl::Status HoldRingRecords(absl::Span<const absl::Span<const uint8_t>> pieces, size_t total,
+                               size_t* count);
+  // What Hold changes, to take back the records of a span found bad.
+  struct HeldMark {
+    size_t samples = 0, side_band = 0, side_band_words = 0;
+    uint64_t seq = 0, max_time = 0, first_sample_time = 0, last_sample_time = 0;
+    bool have_sample_time = false, have_auxtrace_info = false, holding = false;
+  };
+  HeldMark MarkHeld() const;
+  void RollBackHeld(const HeldMark& mark);
   // Tracks, in (time, arrival) order, what is held with time <= limit.
   void ReleaseHeld(uint64_t limit);
   // Hands each whole record of `pieces` (back to back) to fn(bytes, size),
@@ -266,6 +280,7 @@ class Writer {
   bool committed_ = false;  // moved into place (Finish, FinishAs), or removed
 
   EventTable events_;
+  const EventInfo* only_event_ = nullptr;  // events_' one event, when it has one
   // Set by Begin. Not a RecordingInfo from construction on: a default one
   // collects the host facts and the sysfs topology, which Begin replaces.
   std::optional<RecordingInfo> info_;
@@ -298,6 +313,11 @@ class Writer {
   // WriteRingRecords' held bookkeeping (see Hold). `seq` is arrival order,
   // which breaks ties in time.
   struct HeldSample {
+    // Left uninitialized: HoldRingRecords makes room for a span's samples
+    // with resize and fills it in.
+    HeldSample() {}  // NOLINT: not = default, which would zero them
+    HeldSample(uint64_t time, uint64_t seq, uint64_t ip, int32_t pid, uint16_t cpumode)
+        : time(time), seq(seq), ip(ip), pid(pid), cpumode(cpumode) {}
     uint64_t time;
     uint64_t seq;
     uint64_t ip;

@@ -69,9 +69,7 @@ void CountRecord(const RecordView& record, int event, int cpu, CaptureSummary* s
   CountInto(record, &summary->per_cpu[cpu]);
 }
 
-void RingCounts::Count(const RecordView& record, int event) {
-  ++records_;
-  bytes_ += record.size;
+void RingCounts::CountOther(const RecordView& record, int event) {
   if (event < 0 || static_cast<size_t>(event) >= events_.size()) {
     ++unattributed_;
   } else {
@@ -87,6 +85,14 @@ void RingCounts::Flush(int cpu, CaptureSummary* summary) {
   summary->records += records_;
   summary->record_bytes += bytes_;
   summary->unattributed_records += unattributed_;
+  for (size_t e = 0; e < samples_.size(); ++e) {
+    if (samples_[e] == 0) continue;
+    events_[e].samples += samples_[e];
+    total_.samples += samples_[e];
+    samples_[e] = 0;
+    if (seen_.empty()) seen_.assign(events_.size(), false);
+    seen_[e] = true;
+  }
   for (size_t e = 0; e < seen_.size(); ++e) {
     if (!seen_[e]) continue;
     EventSummary& event = summary->events[e];

@@ -89,20 +89,33 @@ void CountRecord(const RecordView& record, int event, int cpu, CaptureSummary* s
 
 // CountRecord for the records of one ring's drain, added to the summary
 // once at the end (Flush) instead of per record: per record, only the counts
-// of its event, no per-CPU map lookups. The same totals as CountRecord of
-// each record with the ring's CPU.
+// of its event, no per-CPU map lookups; a sample of a known event is one
+// increment. The same totals as CountRecord of each record with the ring's
+// CPU. Reusable: Flush starts it again (one per session, no allocation per
+// drain).
 class RingCounts {
  public:
   // `events`: the size of summary->events.
-  explicit RingCounts(size_t events) : events_(events) {}
-  void Count(const RecordView& record, int event);
+  explicit RingCounts(size_t events) : events_(events), samples_(events, 0) {}
+  void Count(const RecordView& record, int event) {
+    ++records_;
+    bytes_ += record.size;
+    if (record.header->type == PERF_RECORD_SAMPLE && event >= 0 &&
+        static_cast<size_t>(event) < samples_.size()) {
+      ++samples_[event];
+      return;
+    }
+    CountOther(record, event);
+  }
   // Adds what was counted to `summary` under `cpu`, and starts again.
   void Flush(int cpu, CaptureSummary* summary);
 
  private:
-  std::vector<LossCounts> events_;
-  std::vector<bool> seen_;  // events counted since the last Flush
-  LossCounts total_;
+  void CountOther(const RecordView& record, int event);  // Count's other records
+  std::vector<LossCounts> events_;  // all but samples_
+  std::vector<uint64_t> samples_;   // each event's samples
+  std::vector<bool> seen_;          // events counted in events_ since the last Flush
+  LossCounts total_;                // all but samples_
   uint64_t records_ = 0, bytes_ = 0, unattributed_ = 0;
 };
 

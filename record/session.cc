@@ -183,6 +183,7 @@ class Session {
   };
   std::vector<PeekedRing> peeked_;
   CaptureSummary summary_;
+  std::optional<RingCounts> ring_counts_;  // DrainPass's, sized at its first pass
   StatusLine status_line_;
   absl::flat_hash_map<const EventInfo*, int> index_of_;
   absl::Status sink_status_;  // the first sink failure; stops the capture
@@ -353,14 +354,17 @@ absl::Status Session::SwitchEventsOnTime() {
 
 size_t Session::DrainPass(bool release, bool overwrite_snapshot) {
   const EventTable& table = events_.table();
+  // A one-event capture's records are all its event's (EventTable::Resolve's answer).
+  const EventInfo* only_event = table.size() == 1 ? &table.at(0) : nullptr;
   size_t read = 0;
-  RingCounts counts(summary_.events.size());
+  if (!ring_counts_) ring_counts_.emplace(summary_.events.size());
+  RingCounts& counts = *ring_counts_;
   for (size_t r = 0; r < events_.rings().size(); ++r) {
     EventSet::Ring& ring = events_.rings()[r];
     // What the session notes of every record: its AUX announcement and its
     // counts; the event it resolved to.
-    const auto note = [&](const RecordView& rec) {
-      const EventInfo* event = table.Resolve(rec.bytes, rec.size);
+    const auto note = [&](const RecordView& rec) __attribute__((always_inline)) {
+      const EventInfo* event = only_event != nullptr ? only_event : table.Resolve(rec.bytes, rec.size);
       if (trace_areas_ && rec.size >= sizeof(perf_event_header) &&
           reinterpret_cast<const perf_event_header*>(rec.bytes)->type == PERF_RECORD_AUX) {
         absl::StatusOr<Record> decoded =
@@ -369,7 +373,7 @@ size_t Session::DrainPass(bool release, bool overwrite_snapshot) {
           if (const AuxRecord* aux = decoded->get<AuxRecord>()) trace_areas_->drain(r).OnAuxRecord(*aux);
         }
       }
-      counts.Count(rec, EventIndex(event));
+      counts.Count(rec, only_event != nullptr ? 0 : EventIndex(event));
       return event;
     };
     const auto time_of = [](const EventInfo* event, const RecordView& rec) {
@@ -409,7 +413,8 @@ size_t Session::DrainPass(bool release, bool overwrite_snapshot) {
             return absl::OkStatus();
           });
         } else {
-          walked = ForEachRecordIn(pieces, &wrapped_record_, "ring", [&](const uint8_t* bytes, uint32_t size) {
+          walked = ForEachRecordIn(pieces, &wrapped_record_, "ring", [&](const uint8_t* bytes, uint32_t size)
+                                       __attribute__((always_inline)) {
             const RecordView rec = MakeRecordView(bytes, size);
             last_event = note(rec);
             last = rec;

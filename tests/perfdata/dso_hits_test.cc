@@ -53,5 +53,44 @@ TEST(DsoHitsTest, AfterExecAndForkTheNewMapsAreTheOnesHit) {
   EXPECT_EQ(HitFiles(hits), (std::set<std::string>{kTrue, kCat}));
 }
 
+// The recent hits are forgotten per process: a map change of one process
+// leaves another's (in the same slot of the cache: pids 10 and 18) in use,
+// and never lets one answer for a process whose maps changed.
+TEST(DsoHitsTest, AMapChangeForgetsTheRecentHitOfItsProcessOnly) {
+  DsoHits hits;
+  hits.OnMmap(10, 0x400000, 0x10000, kTrue, PERF_RECORD_MISC_USER);
+  hits.OnMmap(18, 0x400000, 0x10000, kLs, PERF_RECORD_MISC_USER);
+  hits.OnSample(10, 0x400100, PERF_RECORD_MISC_USER);              // 10's recent hit: true
+  hits.OnMmap(18, 0x400000, 0x10000, kCat, PERF_RECORD_MISC_USER);  // 18's maps change
+  hits.OnSample(10, 0x400200, PERF_RECORD_MISC_USER);
+  hits.OnSample(18, 0x400100, PERF_RECORD_MISC_USER);  // cat, not 10's true nor the old ls
+  EXPECT_EQ(HitFiles(hits), (std::set<std::string>{kTrue, kCat}));
+}
+
+// A child forked under a pid whose earlier process had a recent hit starts
+// with its parent's maps: the earlier process's hit is not used.
+TEST(DsoHitsTest, AForkedChildDoesNotUseTheRecentHitOfAnEarlierProcessOfItsPid) {
+  DsoHits hits;
+  hits.OnMmap(12, 0x400000, 0x10000, kTrue, PERF_RECORD_MISC_USER);
+  hits.OnSample(12, 0x400100, PERF_RECORD_MISC_USER);  // 12's recent hit: true
+  hits.OnMmap(10, 0x400000, 0x10000, kLs, PERF_RECORD_MISC_USER);
+  hits.OnFork(12, 10);  // a new process 12 (the old one's EXIT is not tracked)
+  hits.OnSample(12, 0x400100, PERF_RECORD_MISC_USER);
+  EXPECT_EQ(HitFiles(hits), (std::set<std::string>{kTrue, kLs}));
+}
+
+// Kernel-mode samples and maps are the kernel's (pid -1), whatever the pid:
+// a kernel map change forgets the kernel's recent hit.
+TEST(DsoHitsTest, KernelMapsAreForgottenAsTheKernelsWhateverThePid) {
+  DsoHits hits;
+  hits.OnMmap(0, 0xffffffffc0000000, 0x10000, kTrue, PERF_RECORD_MISC_KERNEL);
+  hits.OnSample(5, 0xffffffffc0000100, PERF_RECORD_MISC_KERNEL);
+  hits.OnMmap(7, 0xffffffffc0000000, 0x10000, kLs, PERF_RECORD_MISC_KERNEL);
+  hits.OnSample(9, 0xffffffffc0000100, PERF_RECORD_MISC_KERNEL);
+  std::set<std::string> files = HitFiles(hits);
+  EXPECT_EQ(files.count(kTrue), 1u);
+  EXPECT_EQ(files.count(kLs), 1u);
+}
+
 }  // namespace
 }  // namespace perfring::perfdata

@@ -519,6 +519,9 @@ TEST_F(WriterTest, RingRecordsAreWrittenAsTheRingsHoldThemASplitRecordWhole) {
                     return absl::OkStatus();
                   }).ok());
   EXPECT_EQ(read, Concat(rings.samples) + Concat(rings.side_band) + RecordBuilder(68, 0).Finish());
+  // SAMPLE_TIME: the samples' first and last times, the split one's too.
+  EXPECT_EQ((*r)->features().first_sample_time, 1000000u);
+  EXPECT_EQ((*r)->features().last_sample_time, 1000000u + 1000 * (kUserSamples + kKernelSamples - 1));
 }
 
 // The BUILD_ID bookkeeping of ring records is done in time order, not file
@@ -556,6 +559,41 @@ TEST_F(WriterTest, ABadRingSpanWritesNothing) {
   EXPECT_EQ((*w)->WriteRingRecords(pieces).code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ((*w)->records(), 0u);
   EXPECT_EQ((*w)->data_size(), 0u);
+}
+
+// A bad span is taken back whole, its BUILD_ID bookkeeping too: the samples
+// before its bad record mark no binary (the writer checks and holds a span's
+// records in one walk).
+TEST_F(WriterTest, ABadRingSpanMarksNoBinary) {
+  absl::StatusOr<std::string> exe = ReadElfBuildId(img_.exe);
+  if (!exe.ok()) GTEST_SKIP() << img_.exe << " has no build-id";
+  const std::string path = TempPath("bad_then_good.data");
+  absl::StatusOr<std::unique_ptr<Writer>> w = Writer::Create(path);
+  ASSERT_TRUE(w.ok());
+  RecordingInfo info;
+  ASSERT_TRUE((*w)->Begin(OneEvent(), info).ok());
+  const RingCapture rings = SplitIntoRings(recs_);
+  const std::string side_band = Concat(rings.side_band);
+  const absl::Span<const uint8_t> side_band_pieces[] = {Bytes(side_band)};
+  ASSERT_TRUE((*w)->WriteRingRecords(side_band_pieces).ok());
+  std::string samples = Concat(rings.samples);
+  samples.resize(samples.size() - 8);  // the last record cut short
+  const absl::Span<const uint8_t> sample_pieces[] = {Bytes(samples)};
+  EXPECT_EQ((*w)->WriteRingRecords(sample_pieces).code(), absl::StatusCode::kInvalidArgument);
+  ASSERT_TRUE((*w)->WriteFinishedRound().ok());
+  ASSERT_TRUE((*w)->Finish().ok());
+  absl::StatusOr<std::unique_ptr<Reader>> r = Reader::Open(path);
+  ASSERT_TRUE(r.ok()) << r.status();
+  uint64_t read_samples = 0;
+  ASSERT_TRUE((*r)->ForEachRecord([&](const RecordRef& ref) {
+                    read_samples += RecordHeader::At(ref.bytes).type == PERF_RECORD_SAMPLE;
+                    return absl::OkStatus();
+                  }).ok());
+  EXPECT_EQ(read_samples, 0u);
+  for (const BuildIdEntry& e : (*r)->features().build_ids) EXPECT_NE(e.filename, img_.exe);
+  // No samples: no SAMPLE_TIME range from the bad span either.
+  EXPECT_EQ((*r)->features().first_sample_time, 0u);
+  EXPECT_EQ((*r)->features().last_sample_time, 0u);
 }
 
 TEST(WriterFileTest, KeepsAnExistingFileAsDotOld) {

@@ -42,7 +42,8 @@ bool SameCounts(const LossCounts& a, const LossCounts& b) {
 }
 
 // RingCounts, as a drain counts each ring's records: the same summary as
-// CountRecord of every record with its ring's CPU, over several flushes.
+// CountRecord of every record with its ring's CPU, over several flushes
+// (a drain of samples alone, which RingCounts counts apart, among them).
 TEST(RingCounts, GivesTheSameSummaryAsCountRecord) {
   const auto sample = Make(PERF_RECORD_SAMPLE, {1, 2});
   const auto lost = Make(PERF_RECORD_LOST, {99, 5});
@@ -56,6 +57,7 @@ TEST(RingCounts, GivesTheSameSummaryAsCountRecord) {
       {{&sample, 0, 1}, {&lost, 0, 1}, {&sample, 1, 1}, {&sample, -1, 1}},
       {{&sample, 1, 0}, {&throttle, 1, 0}, {&lost_samples, 0, 0}},
       {},
+      {{&sample, 1, 2}, {&sample, 1, 2}, {&sample, -1, 2}},
       {{&sample, 0, 1}, {&lost, 1, 1}}};
   CaptureSummary want = TwoEvents(), got = TwoEvents();
   RingCounts counts(got.events.size());
