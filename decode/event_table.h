@@ -60,8 +60,9 @@ class EventTable {
   // The event the record `record[0, size)` belongs to, or nullptr when the
   // table is empty, the record is too short to hold its id, or the id
   // matches no event. Reads only inside the record.
-  // Inline for a SAMPLE of a table whose ids are dense (run per record);
-  // everything else in ResolveAny, which gives the same answer for any record.
+  // Inline for a table of one event and for a SAMPLE of a table whose ids
+  // are dense (run per record); everything else in ResolveAny, which gives
+  // the same answer for any record.
   const EventInfo* Resolve(const uint8_t* record, uint32_t size) const;
   const EventInfo* ResolveAny(const uint8_t* record, uint32_t size) const;
 
@@ -103,6 +104,8 @@ class EventTable {
 };
 
 inline const EventInfo* EventTable::Resolve(const uint8_t* record, uint32_t size) const {
+  // One event: every record is its (ResolveAny's first answer).
+  if (events_.list.size() == 1) return events_.list.front().get();
   // ResolveAny's answer for a SAMPLE that holds its id, looked up densely.
   if (sample_id_offset_ >= 0 && dense_usable_ && size >= sizeof(perf_event_header) &&
       events_.list.size() > 1) {

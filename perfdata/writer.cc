@@ -242,7 +242,6 @@ absl::Status Writer::Begin(const EventTable& events, const RecordingInfo& info) 
   last_flush_ = std::chrono::steady_clock::now();
   rate_since_ = last_flush_;
   events_ = events;
-  only_event_ = events_.size() == 1 ? &events_.at(0) : nullptr;  // EventTable::Resolve's answer
   info_ = info;
   if (info.compression_level > 0) {
     if (info.compression_batch == 0 || info.compression_batch > info.compression_mmap_len) {
@@ -468,17 +467,14 @@ absl::Status Writer::TrackInOrder(const uint8_t* bytes, uint32_t size) {
   return absl::OkStatus();
 }
 
-// The hot path of Hold (most ring records are samples): the event without a
-// lookup when there is one, and its fixed fields at their offsets
-// (SampleLayout; `size` is the record's header.size). Inlined into
-// WriteRingRecords' walk.
+// The hot path of Hold (most ring records are samples): its fixed fields at
+// their offsets (SampleLayout; `size` is the record's header.size). Inlined
+// into WriteRingRecords' walk.
 __attribute__((always_inline)) inline void Writer::HoldSample(const uint8_t* bytes, uint32_t size, uint16_t misc) {
-  const EventInfo* event = only_event_ != nullptr ? only_event_ : events_.Resolve(bytes, size);
+  const EventInfo* event = events_.Resolve(bytes, size);
   if (event == nullptr) return;  // time 0 (held_max_time_ stays); Track ignores it too
   const SampleLayout& layout = event->layout;
-  const uint64_t time = layout.time >= 0 && static_cast<uint32_t>(layout.time) + 8 <= size
-                            ? LoadUnaligned<uint64_t>(bytes + layout.time)
-                            : 0;  // SampleLayout::TimeOf's rule
+  const uint64_t time = layout.TimeOf(bytes, size);
   held_max_time_ = std::max(held_max_time_, time);
   if (event->format.sample_type & PERF_SAMPLE_TIME) {
     if (!have_sample_time_) first_sample_time_ = time;
@@ -632,7 +628,7 @@ absl::Status Writer::ForEachRecord(absl::Span<const absl::Span<const uint8_t>> p
 absl::Status Writer::HoldRingRecords(absl::Span<const absl::Span<const uint8_t>> pieces, size_t total,
                                      size_t* count) {
   size_t n = 0;
-  if (only_event_ == nullptr) {  // each record's event looked up
+  if (events_.size() != 1) {  // each record's event looked up
     absl::Status walked = ForEachRecord(pieces, [&](const uint8_t* bytes, uint32_t size) __attribute__((always_inline)) {
       const RecordHeader h = RecordHeader::At(bytes);
       if (h.type == PERF_RECORD_SAMPLE) {
@@ -651,9 +647,10 @@ absl::Status Writer::HoldRingRecords(absl::Span<const absl::Span<const uint8_t>>
   // One event: HoldSample with its layout's offsets and the hold's state in
   // locals, its samples stored into room made for as many as the span can
   // hold (each held one takes at least `need` of its bytes).
-  const SampleLayout& layout = only_event_->layout;
-  const bool sample_time = (only_event_->format.sample_type & PERF_SAMPLE_TIME) != 0;
-  const int time_at = layout.time, ip_at = layout.ip, tid_at = layout.tid;
+  const EventInfo& only_event = events_.at(0);
+  const SampleLayout& layout = only_event.layout;
+  const bool sample_time = (only_event.format.sample_type & PERF_SAMPLE_TIME) != 0;
+  const int ip_at = layout.ip, tid_at = layout.tid;
   const uint32_t need = ip_at < 0 || tid_at < 0 ? UINT32_MAX : static_cast<uint32_t>(std::max(ip_at, tid_at)) + 8;
   const size_t first_new = held_samples_.size();
   held_samples_.resize(first_new + (need == UINT32_MAX ? 0 : total / need));
@@ -665,9 +662,7 @@ absl::Status Writer::HoldRingRecords(absl::Span<const absl::Span<const uint8_t>>
     const RecordHeader h = RecordHeader::At(bytes);
     if (h.type == PERF_RECORD_SAMPLE) {
       ++n;
-      const uint64_t time = time_at >= 0 && static_cast<uint32_t>(time_at) + 8 <= size
-                                ? LoadUnaligned<uint64_t>(bytes + time_at)
-                                : 0;  // SampleLayout::TimeOf's rule
+      const uint64_t time = layout.TimeOf(bytes, size);
       max_time = std::max(max_time, time);
       if (sample_time) {
         if (!have) first = time;

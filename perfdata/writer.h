@@ -280,7 +280,6 @@ class Writer {
   bool committed_ = false;  // moved into place (Finish, FinishAs), or removed
 
   EventTable events_;
-  const EventInfo* only_event_ = nullptr;  // events_' one event, when it has one
   // Set by Begin. Not a RecordingInfo from construction on: a default one
   // collects the host facts and the sysfs topology, which Begin replaces.
   std::optional<RecordingInfo> info_;

@@ -354,8 +354,8 @@ absl::Status Session::SwitchEventsOnTime() {
 
 size_t Session::DrainPass(bool release, bool overwrite_snapshot) {
   const EventTable& table = events_.table();
-  // A one-event capture's records are all its event's (EventTable::Resolve's answer).
-  const EventInfo* only_event = table.size() == 1 ? &table.at(0) : nullptr;
+  // A one-event capture's records are all its event's: index 0, no lookup.
+  const bool one_event = table.size() == 1;
   size_t read = 0;
   if (!ring_counts_) ring_counts_.emplace(summary_.events.size());
   RingCounts& counts = *ring_counts_;
@@ -364,7 +364,7 @@ size_t Session::DrainPass(bool release, bool overwrite_snapshot) {
     // What the session notes of every record: its AUX announcement and its
     // counts; the event it resolved to.
     const auto note = [&](const RecordView& rec) __attribute__((always_inline)) {
-      const EventInfo* event = only_event != nullptr ? only_event : table.Resolve(rec.bytes, rec.size);
+      const EventInfo* event = table.Resolve(rec.bytes, rec.size);
       if (trace_areas_ && rec.size >= sizeof(perf_event_header) &&
           reinterpret_cast<const perf_event_header*>(rec.bytes)->type == PERF_RECORD_AUX) {
         absl::StatusOr<Record> decoded =
@@ -373,7 +373,7 @@ size_t Session::DrainPass(bool release, bool overwrite_snapshot) {
           if (const AuxRecord* aux = decoded->get<AuxRecord>()) trace_areas_->drain(r).OnAuxRecord(*aux);
         }
       }
-      counts.Count(rec, only_event != nullptr ? 0 : EventIndex(event));
+      counts.Count(rec, one_event ? 0 : EventIndex(event));
       return event;
     };
     const auto time_of = [](const EventInfo* event, const RecordView& rec) {
