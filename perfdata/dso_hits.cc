@@ -11,10 +11,6 @@
 namespace perfring::perfdata {
 namespace {
 
-bool IsKernelMode(uint16_t cpumode) {
-  return cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL;
-}
-
 // perf names the kernel map "[kernel.kallsyms]_text" (or "_stext"); the dso is
 // "[kernel.kallsyms]".
 bool IsKernelImage(absl::string_view name) {

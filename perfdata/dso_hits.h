@@ -51,9 +51,7 @@ class DsoHits {
   // changes (OnMmap): the process's, or the kernel's for kernel-mode ones.
   // Records of different owners can be given in any order relative to each
   // other; those of one owner must come in time order.
-  static int32_t MapsOwner(int32_t pid, uint16_t cpumode) {
-    return cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL ? kKernelPid : pid;
-  }
+  static int32_t MapsOwner(int32_t pid, uint16_t cpumode) { return IsKernelMode(cpumode) ? kKernelPid : pid; }
 
   // The build-ids of the binaries that got samples and have one: the kernel
   // from /sys/kernel/notes, modules from /sys/module, files from their ELF
@@ -63,6 +61,9 @@ class DsoHits {
 
  private:
   static constexpr int32_t kKernelPid = -1;  // perf's HOST_KERNEL_ID: the kernel's maps
+  static bool IsKernelMode(uint16_t cpumode) {
+    return cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL;
+  }
 
   struct Map {
     uint64_t end = 0;
