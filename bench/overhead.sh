@@ -6,7 +6,8 @@
 # scenario runs the workload alone, under `perf record` and under
 # `perfring record` (also with --json beside the perf.data) with the same
 # options, alternating, REPS times, in one run: medians and perfring/perf
-# ratios. Draws the overhead curve (recorder CPU % against -F) with gnuplot.
+# ratios. perf's way to JSON is timed too: `perf data convert --to-json` of
+# perf's file, its CPU added to perf's recorder's. Draws the overhead curve (recorder CPU % against -F) with gnuplot.
 #
 #   bench/overhead.sh [--quick] [--scenarios LIST] [-o CHART.png]
 #
@@ -113,7 +114,7 @@ claimed() {
 }
 
 results="$dir/results.tsv"
-printf 'scenario\tarm\trep\tload\twall\tcpu\tstartup\tfinish\trec_cpu\trec_rss_kb\tsyscalls\tsyscall_s\trec_status\tbytes\tjson_bytes\tfile_samples\tfile_lost\tclaimed_samples\tclaimed_lost\n' >"$results"
+printf 'scenario\tarm\trep\tload\twall\tcpu\tstartup\tfinish\trec_cpu\trec_rss_kb\tsyscalls\tsyscall_s\trec_status\tbytes\tjson_bytes\tfile_samples\tfile_lost\tclaimed_samples\tclaimed_lost\tconvert_cpu\n' >"$results"
 
 run_arm() {  # SCENARIO ARM REP
   local sc="$1" arm="$2" rep="$3" mode opts out="$dir/out.data" json="$dir/out.jsonl" line rec=()
@@ -134,19 +135,30 @@ run_arm() {  # SCENARIO ARM REP
       line=$("$dir/run" command "$dir/stats" "$sys" -- $(workload_of "$sc") @@ "${rec[@]}" 2>"$dir/err")
     fi
   fi
-  local bytes=0 json_bytes=0 fs=0 fl=0 cs=0 cl=0
+  local bytes=0 json_bytes=0 fs=0 fl=0 cs=0 cl=0 conv=0
   if [[ $arm != bare ]]; then
     bytes=$(stat -c %s "$out"); [[ -f "$json" ]] && json_bytes=$(stat -c %s "$json")
     read -r fs fl < <(file_counts "$out")
     read -r cs cl < <(claimed "$dir/err")
   fi
+  # What JSON costs a perf user: perf's file converted afterwards (user+sys).
+  if [[ $arm == perf ]]; then
+    rm -f "$dir/perf.json"
+    if /usr/bin/time -f '%U %S' -o "$dir/convert.time" \
+         "$perf" data convert -i "$out" --to-json "$dir/perf.json" >/dev/null 2>&1; then
+      conv=$(tail -1 "$dir/convert.time" | awk '{ print $1 + $2 }')
+    else
+      conv=-1  # left out of the medians
+    fi
+    rm -f "$dir/perf.json"
+  fi
   local load; load=$(cut -d' ' -f1 /proc/loadavg)
   echo "$line" | awk -v sc="$sc" -v arm="$arm" -v rep="$rep" -v load="$load" -v b="$bytes" -v jb="$json_bytes" \
-    -v fs="$fs" -v fl="$fl" -v cs="$cs" -v cl="$cl" '{
+    -v fs="$fs" -v fl="$fl" -v cs="$cs" -v cl="$cl" -v conv="$conv" '{
       for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-      printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", sc, arm, rep, load,
+      printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", sc, arm, rep, load,
         v["wall"], v["cpu"], v["startup"], v["finish"], v["rec_cpu"], v["rec_rss_kb"], v["syscalls"],
-        v["syscall_s"], v["rec_status"], b, jb, fs, fl, cs, cl }' >>"$results"
+        v["syscall_s"], v["rec_status"], b, jb, fs, fl, cs, cl, conv }' >>"$results"
 }
 
 {

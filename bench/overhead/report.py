@@ -63,16 +63,18 @@ print("Recorder CPU (user+sys of the recorder alone, s, and % of one CPU over it
       "workload's wall-time slowdown over the bare run, start-up (launch to ready) + finish "
       "(workload end to exit), medians:")
 print()
-print("| scenario | perf CPU | perfring CPU | ratio | +json CPU | ratio | slowdown perf / perfring / +json "
-      "| start+finish perf / perfring / +json (s) |")
-print("|---|---|---|---|---|---|---|---|")
+print("| scenario | perf CPU | perfring CPU | ratio | +json CPU | ratio | perf + convert CPU | +json ratio to it "
+      "| slowdown perf / perfring / +json | start+finish perf / perfring / +json (s) |")
+print("|---|---|---|---|---|---|---|---|---|---|")
 for sc in order:
     p, q, j = (med(sc, a, "rec_cpu") for a in ("perf", "perfring", "perfring-json"))
     bare = med(sc, "bare", "wall")
     slow = " / ".join(f"{100 * (med(sc, a, 'wall') / bare - 1):+.1f}%" for a in ("perf", "perfring", "perfring-json"))
     sf = " / ".join(f"{med(sc, a, 'startup'):.2f}+{med(sc, a, 'finish'):.2f}" for a in ("perf", "perfring", "perfring-json"))
+    # perf's JSON: its recorder's CPU plus `perf data convert --to-json` of its file.
+    pc = med(sc, "perf", "rec_cpu") + med(sc, "perf", "convert_cpu")
     print(f"| {sc} | {p:.3f} s ({cpu_pct(sc, 'perf'):.1f}%) | {q:.3f} s ({cpu_pct(sc, 'perfring'):.1f}%) | "
-          f"{ratio(q, p)} | {j:.3f} s | {ratio(j, p)} | {slow} | {sf} |")
+          f"{ratio(q, p)} | {j:.3f} s | {ratio(j, p)} | {pc:.3f} s | {ratio(j, pc)} | {slow} | {sf} |")
 print()
 print("Samples and losses written (from the file, `perfring dump`; 'ok': the recorder's own "
       "count matches the file in every run), output bytes, the recorder's peak RSS, system "
