@@ -862,6 +862,12 @@ void RenderEvent(const Profile& profile, const ReportOptions& options, uint32_t 
   };
   PercentText percent_text[2];  // the value columns' last
   std::vector<uint32_t> class_of;  // FrameClasses, when a graph is drawn
+  // Room for the rows at their columns' widths (a row of an overlong cell or
+  // a call graph grows the text further): a text of megabytes grown by
+  // doubling copies itself and faults in twice its size.
+  size_t row_width = 2;  // the leading space and the newline
+  for (size_t c = 0; c < columns.size(); ++c) row_width += widths[c] + (c == 0 ? 1 : 2);
+  out->reserve(out->size() + order.size() * row_width);
   for (uint32_t index : order) {
     const Row& r = rows[index];
     // Written in place (one row per distinct key: a hundred thousand lines).
