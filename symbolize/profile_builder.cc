@@ -452,6 +452,7 @@ class Builder {
         observe_(options.on_record != nullptr),
         keep_samples_(options.timeline && !observe_),
         presum_(!keep_samples_ && !observe_ && !reader.streaming()),
+        demangle_at_end_(options.demangle && !observe_),
         kernel_(*kernel) {}
   ~Builder() {
     if (kernel_.running.valid()) kernel_.running.wait();
@@ -544,6 +545,11 @@ class Builder {
   // Samples are summed ahead on the walking thread (RawSampleSums) unless
   // each is kept (timeline) or the input is a stream (no walking thread).
   const bool presum_;
+  // Function names are demangled once every record is read, on a thread of
+  // their own while the sums are finished (Run), not one by one on the
+  // resolving thread (the busy bench file: 7,500 functions, 27 M
+  // instructions); ProfileOptions::on_record sees each name as it comes.
+  const bool demangle_at_end_;
   // The resolution of each RawSampleSums slot's first sample, for the
   // slot's group (nullopt: of no event).
   struct SlotResolution {
@@ -781,7 +787,12 @@ uint32_t Builder::FunctionOf(uint32_t mapping, uint64_t start, absl::string_view
   if (inserted) {
     Function f;
     f.system_name = std::string(name);
-    f.name = options_.demangle ? Demangle(name) : f.system_name;
+    // Demangled now, or by Run (demangle_at_end_): empty until then.
+    if (!options_.demangle) {
+      f.name = f.system_name;
+    } else if (!demangle_at_end_) {
+      f.name = Demangle(name);
+    }
     f.mapping = mapping;
     profile_.functions.push_back(std::move(f));
   }
@@ -1460,6 +1471,14 @@ absl::Status Builder::ReadRecords() {
 
 absl::StatusOr<Profile> Builder::Run() {
   if (absl::Status s = ReadRecords(); !s.ok()) return s;
+  // The functions are complete: their names demangled beside the rest of
+  // Run, which reads and writes nothing of them (joined before it returns).
+  std::thread demangler;
+  if (demangle_at_end_ && !profile_.functions.empty()) {
+    demangler = std::thread([functions = &profile_.functions] {
+      for (Function& f : *functions) f.name = Demangle(f.system_name);
+    });
+  }
   stack_by_chain_ = {};
   chain_arena_.clear();
   if (invalid_contexts_ > 0) {
@@ -1501,6 +1520,7 @@ absl::StatusOr<Profile> Builder::Run() {
       }
     }
   }
+  if (demangler.joinable()) demangler.join();
   return std::move(profile_);
 }
 
