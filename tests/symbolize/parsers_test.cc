@@ -92,7 +92,8 @@ TEST(KallsymsTest, LinesAndFieldsAtTheirEdges) {
 TEST(KallsymsTest, AddressesParseAsSimpleHexAtoiReadsThem) {
   for (const absl::string_view address :
        {"ffffffff81000000", "FFFFFFFF81000010", "fFfFfFfF8100002a", "1", "00000000000000001",
-        "0x1234", "+ab", "12g4", "ffffffffffffffff1", "-1", "ff_f"}) {
+        "0x1234", "+ab", "12g4", "ffffffffffffffff1", "-1", "ff_f", "ffffffff8100000g",
+        "0x00000081000000", "+fffffff81000000", "00000000000000000"}) {
     uint64_t want = 0;
     const bool ok = absl::SimpleHexAtoi(address, &want);
     absl::StatusOr<Kallsyms> k = Kallsyms::Parse(absl::StrCat(address, " T sym\n"));
