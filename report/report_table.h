@@ -71,7 +71,9 @@ absl::Status ParseCallGraphOption(absl::string_view value, ReportOptions* option
 // True when some sample of the Profile has a call chain.
 bool HasCallChains(const symbolize::Profile& profile);
 
-// The whole --stdio text.
+// The whole --stdio text. A table of many rows is sorted and written in
+// two halves, the second on a thread of its own (joined before the call
+// returns): the text is the same either way.
 std::string RenderReportTable(const symbolize::Profile& profile, const ReportOptions& options);
 
 }  // namespace perfring::report

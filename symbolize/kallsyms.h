@@ -33,7 +33,11 @@ class Kallsyms {
   // message names the line) or when every address is 0 (kptr_restrict hid
   // them: perf then cannot resolve kernel addresses either).
   static absl::StatusOr<Kallsyms> Parse(std::string text);
-  // Reads and parses `path` (NotFound when it does not exist).
+  // Reads and parses `path` (NotFound when it does not exist, PermissionDenied
+  // when it cannot be opened or read otherwise: "PATH: <strerror>"; a parse
+  // error as Parse's, prefixed with "PATH: "). The text is read in blocks
+  // and parsed as it comes, into the blocks the names then point into: no
+  // copy of it is made (/proc/kallsyms is about 5 MB).
   static absl::StatusOr<Kallsyms> Load(const std::string& path);
 
   // The symbol covering `address`, or nullptr (below the first symbol, or
@@ -44,7 +48,17 @@ class Kallsyms {
   const std::vector<Symbol>& symbols() const { return symbols_; }
 
  private:
-  std::unique_ptr<std::string> text_;  // the names point into it (stable across moves)
+  struct ParseState;  // the candidates and counts of a parse (kallsyms.cc)
+  // Parses the lines of `text`, each piece between newlines one line (so
+  // the piece after a last newline is one more, empty, line): a caller
+  // that has more to come leaves the last newline out.
+  static absl::Status ParseLines(absl::string_view text, ParseState* state);
+  // Chooses among the candidates and keeps the chosen symbols in `k`.
+  static absl::Status Finish(ParseState* state, Kallsyms* k);
+
+  // The text, whole (Parse) or in Load's blocks: the names point into it
+  // (each string's bytes stay where they are across moves).
+  std::vector<std::unique_ptr<std::string>> text_;
   std::vector<Symbol> symbols_;
   std::optional<uint64_t> text_start_, stext_start_;
 };

@@ -5,6 +5,12 @@
 
 namespace perfring::symbolize {
 
+void SampleSummer::Reserve(size_t sums, size_t stacks) {
+  sums_.reserve(sums);
+  next_.reserve(sums);
+  first_of_stack_.reserve(stacks);
+}
+
 void SampleSummer::AddPending() {
   for (size_t i = 0; i < pending_size_; ++i) {
     const uint32_t stack = pending_[i].key.stack;
@@ -23,7 +29,11 @@ void SampleSummer::AddNow(const Sample& s, const SampleGroup& g) {
   uint32_t* head = &first_without_stack_;
   if (s.stack != kNone) {
     if (s.stack >= first_of_stack_.size()) {
-      first_of_stack_.resize(std::max<size_t>(s.stack + 1, 2 * first_of_stack_.size()), kNone);
+      // Doubled, but within a reserved capacity (Reserve) no further: no copy.
+      const size_t doubled = std::max<size_t>(s.stack + 1, 2 * first_of_stack_.size());
+      first_of_stack_.resize(
+          s.stack < first_of_stack_.capacity() ? std::min(doubled, first_of_stack_.capacity()) : doubled,
+          kNone);
     }
     head = &first_of_stack_[s.stack];
   }

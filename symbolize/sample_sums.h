@@ -64,6 +64,12 @@ class SampleSummer {
     if (pending_size_ == kPending) AddPending();
   }
 
+  // Room for `sums` sums and for stacks indexed up to `stacks`, reserved up
+  // front (address space: pages are faulted in as they are filled) so
+  // that the arrays do not grow by copying. Only a hint: more are added as
+  // usual. Call before the first Add.
+  void Reserve(size_t sums, size_t stacks);
+
   // Writes the sums into `profile`: sample_sums (replaced) in the order of
   // their first_record, first_time and last_time, and each event's
   // first_period (events the summer saw no sample of get 0). Events must

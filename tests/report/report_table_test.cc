@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -475,6 +477,51 @@ TEST(ReportTable, TiedGraphBranchesComeAsPerfsCallchainOrder) {
                         "            |--50.00%--high_caller\n"
                         "            |          \n"
                         "             --50.00%--low_caller\n"));
+}
+
+// A table of tens of thousands of rows (sorted and written in two halves at
+// once): every row once, in perf's order (heaviest first, ties by name), each
+// with its call graph under it.
+TEST(ReportTable, ATableOfManyRowsIsWholeAndInOrder) {
+  TestProfile t;
+  uint32_t e = t.Event("cpu-clock");
+  uint32_t c = t.Comm("x");
+  uint32_t m = t.Mapping("/bin/x");
+  const uint32_t main_frame = t.Frame("main", m, 0x400000);
+  constexpr int kRows = 20000;
+  auto weight_of = [](int i) { return static_cast<uint64_t>(1 + (i * 7919) % 50); };
+  for (int i = 0; i < kRows; ++i) {
+    const uint32_t f = t.Frame(absl::StrFormat("f%05d", i), m, 0x400010 + 16 * static_cast<uint64_t>(i));
+    t.Sample(e, c, 1, {f, main_frame}, weight_of(i));
+  }
+  for (const bool graphs : {false, true}) {
+    ReportOptions o = NoChildren();
+    o.call_graph = graphs;
+    o.graph_threshold = 0;
+    o.sort = {SortKey::kSym};
+    const std::string text = RenderReportTable(t.profile(), o);
+    std::vector<std::string> rows;  // (Rows takes percents of two digits)
+    for (absl::string_view line : absl::StrSplit(text, '\n'))
+      if (absl::StrContains(line, "%  [.] ")) rows.emplace_back(line);
+    ASSERT_EQ(rows.size(), static_cast<size_t>(kRows));
+    std::vector<bool> seen(kRows, false);
+    int last = -1;
+    for (const std::string& row : rows) {
+      const size_t at = row.find("[.] f");
+      ASSERT_NE(at, std::string::npos) << row;
+      const int i = std::stoi(row.substr(at + 5));
+      ASSERT_FALSE(seen[i]) << row;
+      seen[i] = true;
+      if (last >= 0) {
+        ASSERT_TRUE(weight_of(last) > weight_of(i) || (weight_of(last) == weight_of(i) && last < i))
+            << "f" << last << " before f" << i;
+      }
+      last = i;
+    }
+    size_t drawn = 0;
+    for (size_t at = text.find("---main\n"); at != std::string::npos; at = text.find("---main\n", at + 1)) ++drawn;
+    EXPECT_EQ(drawn, graphs ? static_cast<size_t>(kRows) : 0u);
+  }
 }
 
 }  // namespace

@@ -2,6 +2,12 @@
 // kallsyms (types, modules, aliases, ends, hidden addresses, malformed
 // lines), perf-map files, AddressSpaces (overlaps, fork, exec,
 // generations).
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <tuple>
+
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -86,7 +92,8 @@ TEST(KallsymsTest, LinesAndFieldsAtTheirEdges) {
 TEST(KallsymsTest, AddressesParseAsSimpleHexAtoiReadsThem) {
   for (const absl::string_view address :
        {"ffffffff81000000", "FFFFFFFF81000010", "fFfFfFfF8100002a", "1", "00000000000000001",
-        "0x1234", "+ab", "12g4", "ffffffffffffffff1", "-1", "ff_f"}) {
+        "0x1234", "+ab", "12g4", "ffffffffffffffff1", "-1", "ff_f", "ffffffff8100000g",
+        "0x00000081000000", "+fffffff81000000", "00000000000000000"}) {
     uint64_t want = 0;
     const bool ok = absl::SimpleHexAtoi(address, &want);
     absl::StatusOr<Kallsyms> k = Kallsyms::Parse(absl::StrCat(address, " T sym\n"));
@@ -103,6 +110,55 @@ TEST(KallsymsTest, TheRunningKernelsKallsymsParses) {
   if (!k.ok()) GTEST_SKIP() << k.status();  // hidden (kptr_restrict) for this user
   EXPECT_GT(k->symbols().size(), 1000u);
   EXPECT_TRUE(k->AddressOf("_text").has_value());
+}
+
+// Load reads the file in blocks of 1 MiB and parses each block's whole
+// lines as it comes: lines across a block's end, a line longer than a block,
+// modules and aliases come out as Parse makes them of the whole text, and
+// an error's line number counts the lines of the blocks before.
+TEST(KallsymsTest, LoadInBlocksEqualsParseOfTheWholeText) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  ASSERT_NE(tmp, nullptr);
+  std::string text;
+  uint64_t address = 0xffffffff81000000;
+  for (int i = 0; text.size() < (size_t{3} << 20); ++i, address += 0x10) {
+    if (i == 40000) {  // a name longer than a block
+      absl::StrAppend(&text, absl::Hex(address, absl::kZeroPad16), " T ", std::string(1 << 20, 'L'), "\n");
+    }
+    if (i % 7 == 0) absl::StrAppend(&text, absl::Hex(address, absl::kZeroPad16), " T alias_", i, "\n");
+    absl::StrAppend(&text, absl::Hex(address, absl::kZeroPad16), i % 5 == 0 ? " d data_" : " t fn_", i,
+                    i > 60000 ? "\t[mod_" + std::to_string(i / 1000) + "]" : "", "\n");
+  }
+  text.pop_back();  // the last line without its newline
+  const std::string path = absl::StrCat(tmp, "/kallsyms_blocks");
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+  }
+  absl::StatusOr<Kallsyms> loaded = Kallsyms::Load(path);
+  absl::StatusOr<Kallsyms> parsed = Kallsyms::Parse(text);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  ASSERT_EQ(loaded->symbols().size(), parsed->symbols().size());
+  ASSERT_GT(loaded->symbols().size(), 50000u);
+  for (size_t i = 0; i < parsed->symbols().size(); ++i) {
+    const Kallsyms::Symbol& a = loaded->symbols()[i];
+    const Kallsyms::Symbol& b = parsed->symbols()[i];
+    ASSERT_EQ(std::tie(a.start, a.end, a.name, a.module), std::tie(b.start, b.end, b.name, b.module)) << i;
+  }
+  EXPECT_EQ(loaded->symbols().back().module, parsed->symbols().back().module);
+  EXPECT_FALSE(loaded->symbols().back().module.empty());
+
+  // A malformed line in the third block: its number, after the path.
+  const size_t lines = static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << text << "\nnot a kallsyms line\n";
+  }
+  absl::StatusOr<Kallsyms> bad = Kallsyms::Load(path);
+  EXPECT_TRUE(absl::IsInvalidArgument(bad.status()));
+  EXPECT_TRUE(absl::StartsWith(bad.status().message(), path + ": kallsyms line " + std::to_string(lines + 2) + ":"))
+      << bad.status();
 }
 
 TEST(PerfMapTest, LinesWithAndWithout0xAndLaterLinesWin) {
