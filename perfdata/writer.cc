@@ -376,6 +376,7 @@ absl::Status Writer::Flush(const uint8_t* extra, size_t extra_size) {
     StopMapping(at);
     if (!error_.ok()) return error_;
   }
+  if (preallocate_) Preallocate(data_offset_ + data_on_disk + buffered_ + extra_size);
   uint64_t written = 0;
   struct iovec iov[2] = {{buffer_.get(), buffered_}, {const_cast<uint8_t*>(extra), extra_size}};
   const int err = WritevAll(fd_, iov, 2, &written);
@@ -408,6 +409,30 @@ absl::Status Writer::Flush(const uint8_t* extra, size_t extra_size) {
   rate_since_ = last_flush_;
   ring_bytes_since_ = 0;
   return absl::OkStatus();
+}
+
+// A write(2) into blocks not yet allocated goes through ext4's delayed
+// allocation for each page (a reservation, the quota, the extent status
+// tree); into blocks reserved by fallocate it finds them mapped. Writing 100
+// MB in 512 KiB writes took 0.10 ms of system time a MB so, against 0.16-0.17
+// (this VM, ext4, four alternating runs each; the page cache's pages freed
+// just before, as they are in a long capture). The blocks are unwritten
+// until the writeback converts them, which is the kernel's flusher's work,
+// not the recorder's.
+void Writer::Preallocate(uint64_t end) {
+  if (end <= preallocated_to_) return;
+  const uint64_t from = std::max(preallocated_to_, data_offset_ + (data_size_ - buffered_));
+  const uint64_t length = std::max(kMapWindow, end - from);
+  int r = 0;
+  do {
+    r = fallocate(fd_, FALLOC_FL_KEEP_SIZE, static_cast<off_t>(from), static_cast<off_t>(length));
+  } while (r != 0 && errno == EINTR);
+  if (r != 0) {
+    preallocate_ = false;
+    preallocation_refused_ = true;
+    return;
+  }
+  preallocated_to_ = from + length;
 }
 
 // The bookkeeping for BUILD_ID and SAMPLE_TIME: reads only the fields it
@@ -762,6 +787,7 @@ absl::Status Writer::WriteRingRecords(absl::Span<const absl::Span<const uint8_t>
     // file offset to the data's end.
     if (mapped_output_) StopMapping(data_offset_ + (data_size_ - buffered_));
     PERFDATA_RETURN_IF_ERROR(error_);
+    preallocate_ = !pipe_mode_ && !preallocation_refused_;
     // Written at the round's end (WriteFinishedRound), not here: the session
     // gives each ring its room back (Consume) once its span is copied, and
     // the write, milliseconds under load, would hold that ring and the ones
@@ -1038,6 +1064,12 @@ absl::Status Writer::Complete() {
     const int err = errno;
     if (KeepsWhatFits(err)) return KeepWhatFits(data_size_, records_, err);
     return s;
+  }
+  if (preallocated_to_ != 0) {
+    // The blocks reserved past the end (Preallocate) go back: ext4 frees
+    // them on a truncation to the size the file has.
+    const off_t end = lseek(fd_, 0, SEEK_CUR);
+    if (end < 0 || ftruncate(fd_, end) != 0) return error_ = OsError("cannot truncate", path_);
   }
   const std::string header = FileHeader(data_size_, features);
   if (pwrite(fd_, header.data(), header.size(), 0) != static_cast<ssize_t>(header.size())) {
