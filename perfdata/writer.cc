@@ -675,48 +675,58 @@ absl::Status Writer::HoldRingRecords(absl::Span<const absl::Span<const uint8_t>>
   const EventInfo& only_event = events_.at(0);
   const SampleLayout& layout = only_event.layout;
   const bool sample_time = (only_event.format.sample_type & PERF_SAMPLE_TIME) != 0;
-  const int ip_at = layout.ip, tid_at = layout.tid;
+  const int ip_at = layout.ip, tid_at = layout.tid, time_at = layout.time;
   const uint32_t need = ip_at < 0 || tid_at < 0 ? UINT32_MAX : static_cast<uint32_t>(std::max(ip_at, tid_at)) + 8;
+  // A sample that holds its TIME too (every sample of a valid ring) is read
+  // at the three offsets, no other test.
+  const uint32_t need_all =
+      need == UINT32_MAX ? UINT32_MAX : std::max(need, time_at < 0 ? 0u : static_cast<uint32_t>(time_at) + 8);
   const size_t first_new = held_samples_.size();
   held_samples_.resize(first_new + (need == UINT32_MAX ? 0 : total / need));
   HeldSample* out = held_samples_.data() + first_new;
-  uint64_t max_time = held_max_time_, seq = held_seq_;
-  uint64_t first = first_sample_time_, last = last_sample_time_;
-  bool have = have_sample_time_;
+  // The walk's state in few locals (the lambda's captures; more of them were
+  // kept in memory, a load and a store each a sample): the samples' earliest
+  // and latest times, folded into the members after the walk.
+  uint64_t seq = held_seq_;
+  uint64_t earliest = UINT64_MAX, latest = 0;
   absl::Status walked = ForEachRecord(pieces, [&](const uint8_t* bytes, uint32_t size) __attribute__((always_inline)) {
     const RecordHeader h = RecordHeader::At(bytes);
     if (h.type == PERF_RECORD_SAMPLE) {
       ++n;
-      const uint64_t time = layout.TimeOf(bytes, size);
-      max_time = std::max(max_time, time);
-      if (sample_time) {
-        if (!have) first = time;
-        have = true;
-        first = std::min(first, time);
-        last = std::max(last, time);
-      }
-      if (size >= need) {
+      uint64_t time;
+      if (__builtin_expect(size >= need_all, 1)) {
+        time = time_at < 0 ? 0 : LoadUnaligned<uint64_t>(bytes + time_at);
         *out++ = HeldSample(time, seq++, LoadUnaligned<uint64_t>(bytes + ip_at), LoadUnaligned<int32_t>(bytes + tid_at),
                             static_cast<uint16_t>(h.misc & PERF_RECORD_MISC_CPUMODE_MASK));
+      } else {
+        time = layout.TimeOf(bytes, size);
+        if (size >= need) {
+          *out++ = HeldSample(time, seq++, LoadUnaligned<uint64_t>(bytes + ip_at),
+                              LoadUnaligned<int32_t>(bytes + tid_at),
+                              static_cast<uint16_t>(h.misc & PERF_RECORD_MISC_CPUMODE_MASK));
+        }
       }
+      earliest = std::min(earliest, time);
+      latest = std::max(latest, time);
       return absl::OkStatus();
     }
     if (h.type == kRecordAuxtrace || h.type == kRecordHeaderTracingData) return CheckNoPayload(bytes);
     ++n;
     // Hold shares the newest time and the arrival count.
-    held_max_time_ = max_time;
+    held_max_time_ = std::max(held_max_time_, latest);
     held_seq_ = seq;
     Hold(bytes, size);
-    max_time = held_max_time_;
     seq = held_seq_;
     return absl::OkStatus();
   });
   held_samples_.resize(static_cast<size_t>(out - held_samples_.data()));
-  held_max_time_ = max_time;
+  held_max_time_ = std::max(held_max_time_, latest);
   held_seq_ = seq;
-  first_sample_time_ = first;
-  last_sample_time_ = last;
-  have_sample_time_ = have;
+  if (sample_time && earliest <= latest) {  // samples were walked
+    first_sample_time_ = have_sample_time_ ? std::min(first_sample_time_, earliest) : earliest;
+    last_sample_time_ = std::max(last_sample_time_, latest);
+    have_sample_time_ = true;
+  }
   *count = n;
   return walked;
 }
