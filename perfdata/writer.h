@@ -25,7 +25,10 @@
 // full disk, the file size limit), the writer goes on with writes; so it
 // does once ring records come fast (512 KiB flushes at the end of the round,
 // while they come at more than 2 MiB a second), where a write(2) is far
-// cheaper than the page faults of the mapping (see writer.cc). The
+// cheaper than the page faults of the mapping (see writer.cc); those writes
+// go into blocks reserved 8 MiB ahead with fallocate(FALLOC_FL_KEEP_SIZE)
+// (the file's size stays that of the records written; Finish gives back
+// what is left past the end). The
 // file cut short under the mapping by someone else (`truncate -s 0` or
 // `: > FILE` on the temporary file) makes a store into it raise SIGBUS:
 // the copy is guarded (perfdata/mapped_copy.h, a process-wide SIGBUS handler
@@ -235,6 +238,11 @@ class Writer {
   absl::Status CompressStaged();
   // Writes the buffered bytes and then `extra` (may be empty) in one writev.
   absl::Status Flush(const uint8_t* extra = nullptr, size_t extra_size = 0);
+  // With preallocate_: reserves the file's blocks up to at least `end`
+  // (kMapWindow more than it had), without changing its size. Where
+  // fallocate is refused (no support, no space), stops trying: the writes
+  // then allocate as before, and report a full disk themselves.
+  void Preallocate(uint64_t end);
   absl::Status WriteAll(const std::string& bytes);  // unbuffered, at the current offset
   // File mode: makes [at, at + size) of the file writable through window_,
   // reserving and mapping the next window when it is not; false when that
@@ -307,6 +315,13 @@ class Writer {
   bool rate_round_seen_ = false;  // that first round has ended
   // WriteRingRecords found them fast: the buffer is written at the round's end.
   bool write_at_round_end_ = false;
+  // File mode, once ring records came fast (written with write(2)): the
+  // file's blocks are reserved ahead of the writes, kMapWindow at a time,
+  // with fallocate(FALLOC_FL_KEEP_SIZE) (Preallocate); the file's size stays
+  // that of what was written, and Complete gives back what the data and
+  // features did not use. preallocated_to_: the file offset reserved up to.
+  bool preallocate_ = false, preallocation_refused_ = false;
+  uint64_t preallocated_to_ = 0;
 
   DsoHits dso_hits_;
   // WriteRingRecords' held bookkeeping (see Hold). `seq` is arrival order,

@@ -107,6 +107,12 @@ class RingCounts {
     }
     CountOther(record, event);
   }
+  // Count of `n` SAMPLE records of `bytes` in all, of event `event` (>= 0).
+  void CountSamples(uint64_t n, uint64_t bytes, int event) {
+    records_ += n;
+    bytes_ += bytes;
+    samples_[static_cast<size_t>(event)] += n;
+  }
   // Adds what was counted to `summary` under `cpu`, and starts again.
   void Flush(int cpu, CaptureSummary* summary);
 

@@ -412,6 +412,30 @@ size_t Session::DrainPass(bool release, bool overwrite_snapshot) {
             merge_.Push(time, rec);
             return absl::OkStatus();
           });
+        } else if (one_event && !trace_areas_) {
+          // The same notes with the samples counted in locals, added after
+          // the walk (RingCounts' members, updated a sample at a time, were
+          // loads and stores each): the event is the only one, no AUX.
+          uint64_t samples = 0, sample_bytes = 0;
+          const uint8_t* last_bytes = nullptr;
+          uint32_t last_size = 0;
+          walked = ForEachRecordIn(pieces, &wrapped_record_, "ring", [&](const uint8_t* bytes, uint32_t size)
+                                       __attribute__((always_inline)) {
+            if (LoadUnaligned<perf_event_header>(bytes).type == PERF_RECORD_SAMPLE) {
+              ++samples;
+              sample_bytes += size;
+            } else {
+              counts.Count(MakeRecordView(bytes, size), 0);
+            }
+            if (last_bytes == nullptr) first_time = time_of(&table.at(0), MakeRecordView(bytes, size));
+            last_bytes = bytes;
+            last_size = size;
+            return absl::OkStatus();
+          });
+          counts.CountSamples(samples, sample_bytes, 0);
+          if (last_bytes != nullptr) {
+            last_time_ = std::max(last_time_, time_of(&table.at(0), MakeRecordView(last_bytes, last_size)));
+          }
         } else {
           walked = ForEachRecordIn(pieces, &wrapped_record_, "ring", [&](const uint8_t* bytes, uint32_t size)
                                        __attribute__((always_inline)) {

@@ -83,6 +83,30 @@ TEST(RingCounts, GivesTheSameSummaryAsCountRecord) {
   }
 }
 
+// CountSamples (a drain's samples counted in a walk's locals, added at its
+// end) gives what Count of each of those samples gives, beside other records.
+TEST(RingCounts, CountSamplesIsCountOfEachSample) {
+  const auto sample = Make(PERF_RECORD_SAMPLE, {1, 2});
+  const auto lost = Make(PERF_RECORD_LOST, {99, 5});
+  CaptureSummary want = TwoEvents(), got = TwoEvents();
+  RingCounts one_by_one(want.events.size()), batched(got.events.size());
+  for (int i = 0; i < 5; ++i) one_by_one.Count(View(sample), 1);
+  one_by_one.Count(View(lost), 1);
+  batched.Count(View(lost), 1);
+  batched.CountSamples(5, 5 * View(sample).size, 1);
+  one_by_one.Flush(3, &want);
+  batched.Flush(3, &got);
+  EXPECT_EQ(got.records, want.records);
+  EXPECT_EQ(got.record_bytes, want.record_bytes);
+  EXPECT_EQ(got.events[1].counts.samples, 5u);
+  EXPECT_TRUE(SameCounts(got.total, want.total));
+  for (size_t e = 0; e < want.events.size(); ++e) {
+    EXPECT_TRUE(SameCounts(got.events[e].counts, want.events[e].counts)) << e;
+    EXPECT_EQ(got.events[e].per_cpu.size(), want.events[e].per_cpu.size()) << e;
+    for (const auto& [cpu, c] : want.events[e].per_cpu) EXPECT_TRUE(SameCounts(got.events[e].per_cpu[cpu], c)) << e;
+  }
+}
+
 TEST(CountRecord, CountsPerEventAndPerCpu) {
   CaptureSummary s = TwoEvents();
   const auto sample = Make(PERF_RECORD_SAMPLE, {1, 2});
