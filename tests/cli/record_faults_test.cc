@@ -546,11 +546,16 @@ TEST_F(RecordFaults, PlantedSymlinksAreNeverFollowed) {
 }
 
 // After a recorder was killed, `perfring dump FILE` (no such file yet) says
-// where the capture is, and that file reads up to the last write.
+// where the capture is, and that file reads up to the last write. The kill
+// comes once the capture's file holds a sample (at most 8 s: the command
+// runs 10), not after a fixed time: at load 7 a recorder killed after 2.5 s
+// had written none yet.
 TEST_F(RecordFaults, DumpOfAKilledCapturesPathSaysWhereItIs) {
   const std::string data = dir_ + "/killed.data";
-  const CommandResult r = RunCommand(absl::StrCat(perfring_, " record -q -F 1000 -o ", data, " -- ", hot_loop_,
-                                                  " 10 & R=$!; sleep 2.5; kill -KILL $R; wait $R; echo rc=$?"));
+  const CommandResult r = RunCommand(absl::StrCat(
+      perfring_, " record -q -F 1000 -o ", data, " -- ", hot_loop_, " 10 & R=$!; i=0; while [ $i -lt 40 ] && ! ",
+      perfring_, " dump ", dir_, "/.killed.data.perfring-* 2>/dev/null | grep -q '\"SAMPLE\"'; do sleep 0.2; ",
+      "i=$((i+1)); done; kill -KILL $R; wait $R; echo rc=$?"));
   EXPECT_THAT(r.out, HasSubstr(absl::StrCat("rc=", 128 + SIGKILL)));
   const std::vector<std::string> left = TemporaryOutputsOf(data);
   ASSERT_EQ(left.size(), 1u);
