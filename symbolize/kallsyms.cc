@@ -196,7 +196,8 @@ absl::StatusOr<Kallsyms> Kallsyms::Load(const std::string& path) {
   for (bool eof = false; !eof;) {
     auto block = std::make_unique<std::string>();
     block->resize(std::max(kBlock, 2 * carried.size()));
-    std::memcpy(block->data(), carried.data(), carried.size());
+    // (memcpy from the first block's empty view, whose data() is null, is undefined.)
+    if (!carried.empty()) std::memcpy(block->data(), carried.data(), carried.size());
     size_t filled = carried.size();
     while (filled < block->size()) {
       const ssize_t n = read(fd, block->data() + filled, block->size() - filled);
