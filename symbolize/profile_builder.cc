@@ -973,15 +973,9 @@ uint32_t Builder::InternStack() {
   // One-frame stacks (samples without callchains): indexed by the location.
   if (scratch_.size() == 1) {
     const uint32_t loc = scratch_[0];
-    if (loc >= stack_of_location_.size()) {
-      // Doubled (within the capacity ReadRecords reserves): a resize per
-      // new location was a call each.
-      const size_t doubled = std::max<size_t>(loc + 1, 2 * stack_of_location_.size());
-      stack_of_location_.resize(loc < stack_of_location_.capacity()
-                                    ? std::min(doubled, stack_of_location_.capacity())
-                                    : doubled,
-                                kNone);
-    }
+    // Doubled within the capacity ReadRecords reserves: a resize per new
+    // location was a call each.
+    GrowIndexFor(&stack_of_location_, loc);
     if (stack_of_location_[loc] == kNone) {
       stack_of_location_[loc] = static_cast<uint32_t>(profile_.stacks.size());
       profile_.stacks.push_back({static_cast<uint32_t>(profile_.stack_locations.size()), 1});

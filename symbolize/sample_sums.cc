@@ -28,13 +28,7 @@ void SampleSummer::AddPending() {
 void SampleSummer::AddNow(const Sample& s, const SampleGroup& g) {
   uint32_t* head = &first_without_stack_;
   if (s.stack != kNone) {
-    if (s.stack >= first_of_stack_.size()) {
-      // Doubled, but within a reserved capacity (Reserve) no further: no copy.
-      const size_t doubled = std::max<size_t>(s.stack + 1, 2 * first_of_stack_.size());
-      first_of_stack_.resize(
-          s.stack < first_of_stack_.capacity() ? std::min(doubled, first_of_stack_.capacity()) : doubled,
-          kNone);
-    }
+    GrowIndexFor(&first_of_stack_, s.stack);  // within what Reserve reserved: no copy
     head = &first_of_stack_[s.stack];
   }
   uint32_t at = *head;

@@ -20,6 +20,15 @@
 
 namespace perfring::symbolize {
 
+// Makes index[at] exist, the new entries kNone, for a dense index that grows
+// one element at a time (a stack's or a location's): doubled, but no further
+// than the capacity reserved for it while `at` is within that (no copy).
+inline void GrowIndexFor(std::vector<uint32_t>* index, size_t at) {
+  if (at < index->size()) return;
+  const size_t doubled = std::max<size_t>(at + 1, 2 * index->size());
+  index->resize(at < index->capacity() ? std::min(doubled, index->capacity()) : doubled, kNone);
+}
+
 // Samples of one key counted at once (SampleSummer::Add of a group): the
 // samples BuildProfile's walking thread found to resolve alike
 // (symbolize/raw_sample_sums.h). Their count and the sum of their periods,
