@@ -106,6 +106,16 @@ void AppendSection(std::string* out, uint64_t offset, uint64_t size) {
   Append<uint64_t>(out, size);
 }
 
+// fallocate(2) of [offset, offset + length), retried when a signal
+// interrupts it: 0, or -1 with errno.
+int FallocateRetrying(int fd, int mode, uint64_t offset, uint64_t length) {
+  int r = 0;
+  do {
+    r = fallocate(fd, mode, static_cast<off_t>(offset), static_cast<off_t>(length));
+  } while (r != 0 && errno == EINTR);
+  return r;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Writer>> Writer::Create(const std::string& path) {
@@ -146,11 +156,7 @@ bool Writer::MapThrough(uint64_t at, uint64_t size) {
   // the mapping cannot fail for want of space (which would be a SIGBUS).
   // fallocate(2), not posix_fallocate: where the filesystem has none, glibc's
   // emulation writes every block; then this writer writes instead.
-  int r = 0;
-  do {
-    r = fallocate(fd_, 0, static_cast<off_t>(start), static_cast<off_t>(length));
-  } while (r != 0 && errno == EINTR);
-  if (r != 0) return false;
+  if (FallocateRetrying(fd_, 0, start, length) != 0) return false;
   void* m = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, static_cast<off_t>(start));
   if (m == MAP_FAILED) return false;
   window_ = static_cast<uint8_t*>(m);
@@ -423,11 +429,7 @@ void Writer::Preallocate(uint64_t end) {
   if (end <= preallocated_to_) return;
   const uint64_t from = std::max(preallocated_to_, data_offset_ + (data_size_ - buffered_));
   const uint64_t length = std::max(kMapWindow, end - from);
-  int r = 0;
-  do {
-    r = fallocate(fd_, FALLOC_FL_KEEP_SIZE, static_cast<off_t>(from), static_cast<off_t>(length));
-  } while (r != 0 && errno == EINTR);
-  if (r != 0) {
+  if (FallocateRetrying(fd_, FALLOC_FL_KEEP_SIZE, from, length) != 0) {
     preallocate_ = false;
     preallocation_refused_ = true;
     return;
