@@ -12,6 +12,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "symbolize/symbol_choice.h"
+#include "symbolize/text_file.h"
 
 namespace perfring::symbolize {
 namespace {
@@ -180,11 +181,7 @@ absl::StatusOr<Kallsyms> Kallsyms::Parse(std::string text) {
 
 absl::StatusOr<Kallsyms> Kallsyms::Load(const std::string& path) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const int e = errno;
-    const std::string what = absl::StrCat(path, ": ", std::strerror(e));
-    return e == ENOENT ? absl::NotFoundError(what) : absl::PermissionDeniedError(what);
-  }
+  if (fd < 0) return TextFileOpenError(path, errno);
   // Blocks of 1 MiB (more for a longer line), each read full and its whole
   // lines parsed; the piece of a line at its end starts the next block.
   // /proc/kallsyms has no size to read ahead of time (st_size 0).

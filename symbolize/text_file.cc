@@ -12,14 +12,15 @@ namespace perfring::symbolize {
 
 absl::StatusOr<std::string> ReadTextFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    const int e = errno;
-    const std::string what = absl::StrCat(path, ": ", std::strerror(e));
-    return e == ENOENT ? absl::NotFoundError(what) : absl::PermissionDeniedError(what);
-  }
+  if (!in) return TextFileOpenError(path, errno);
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+absl::Status TextFileOpenError(const std::string& path, int error) {
+  const std::string what = absl::StrCat(path, ": ", std::strerror(error));
+  return error == ENOENT ? absl::NotFoundError(what) : absl::PermissionDeniedError(what);
 }
 
 }  // namespace perfring::symbolize

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
 namespace perfring::symbolize {
@@ -12,6 +13,10 @@ namespace perfring::symbolize {
 // The file's bytes. NotFound when it does not exist, PermissionDenied when it
 // cannot be opened otherwise; the message is "PATH: <strerror>".
 absl::StatusOr<std::string> ReadTextFile(const std::string& path);
+
+// ReadTextFile's error for `path` when opening it failed with `error` (an
+// errno): NotFound for ENOENT, PermissionDenied otherwise, "PATH: <strerror>".
+absl::Status TextFileOpenError(const std::string& path, int error);
 
 }  // namespace perfring::symbolize
 
