@@ -696,17 +696,17 @@ absl::Status Writer::HoldRingRecords(absl::Span<const absl::Span<const uint8_t>>
     if (h.type == PERF_RECORD_SAMPLE) {
       ++n;
       uint64_t time;
+      bool held;
       if (__builtin_expect(size >= need_all, 1)) {
         time = time_at < 0 ? 0 : LoadUnaligned<uint64_t>(bytes + time_at);
-        *out++ = HeldSample(time, seq++, LoadUnaligned<uint64_t>(bytes + ip_at), LoadUnaligned<int32_t>(bytes + tid_at),
-                            static_cast<uint16_t>(h.misc & PERF_RECORD_MISC_CPUMODE_MASK));
+        held = true;
       } else {
         time = layout.TimeOf(bytes, size);
-        if (size >= need) {
-          *out++ = HeldSample(time, seq++, LoadUnaligned<uint64_t>(bytes + ip_at),
-                              LoadUnaligned<int32_t>(bytes + tid_at),
-                              static_cast<uint16_t>(h.misc & PERF_RECORD_MISC_CPUMODE_MASK));
-        }
+        held = size >= need;
+      }
+      if (held) {
+        *out++ = HeldSample(time, seq++, LoadUnaligned<uint64_t>(bytes + ip_at), LoadUnaligned<int32_t>(bytes + tid_at),
+                            static_cast<uint16_t>(h.misc & PERF_RECORD_MISC_CPUMODE_MASK));
       }
       earliest = std::min(earliest, time);
       latest = std::max(latest, time);
