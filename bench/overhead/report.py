@@ -36,6 +36,15 @@ def ratio(a, b):
     return f"{a / b:.2f}" if b else "-"
 
 
+def us_per_sample(sc, arm):
+    """The recorder's CPU a sample written, in microseconds (median over the
+    runs): a rate that compares when the tools' files hold different numbers
+    of samples (a workload slowed more runs longer and is sampled more)."""
+    vals = [1e6 * float(r["rec_cpu"]) / int(r["file_samples"])
+            for r in runs[(sc, arm)] if r["rec_cpu"] not in ("", "-1") and int(r["file_samples"]) > 0]
+    return statistics.median(vals) if vals else float("nan")
+
+
 def per_1000(sc, arm):
     first = [r for r in runs[(sc, arm)] if r["rep"] == "1" and float(r["syscall_s"]) > 0]
     if not first:
@@ -78,12 +87,13 @@ for sc in order:
 print()
 print("Samples and losses written (from the file, `perfring dump`; 'ok': the recorder's own "
       "count matches the file in every run), output bytes, the recorder's peak RSS, system "
-      "calls per 1000 samples (steady state, raw_syscalls:sys_enter of the recorder's pid), medians:")
+      "calls per 1000 samples (steady state, raw_syscalls:sys_enter of the recorder's pid), the "
+      "recorder's CPU a sample written (each run's CPU over its file's samples), medians:")
 print()
 print("| scenario | samples perf / perfring / +json | lost perf / perfring / +json | check | "
       "bytes perf / perfring (ratio) | +json: JSON bytes | RSS MiB perf / perfring / +json | "
-      "syscalls/1000 samples perf / perfring / +json |")
-print("|---|---|---|---|---|---|---|---|")
+      "syscalls/1000 samples perf / perfring / +json | CPU µs a sample perf / perfring / +json (ratio) |")
+print("|---|---|---|---|---|---|---|---|---|")
 for sc in order:
     arms = ("perf", "perfring", "perfring-json")
     s = " / ".join(f"{med(sc, a, 'file_samples'):.0f}" for a in arms)
@@ -95,8 +105,10 @@ for sc in order:
     per = f" ({ratio(qb / qs, pb / ps)} per sample)" if ps and qs else ""
     rss = " / ".join(f"{med(sc, a, 'rec_rss_kb') / 1024:.1f}" for a in arms)
     sysc = " / ".join(f"{per_1000(sc, a):.2f}" for a in arms)
+    us = [us_per_sample(sc, a) for a in arms]
+    cpu = " / ".join(f"{u:.2f}" for u in us) + f" ({ratio(us[1], us[0])}, {ratio(us[2], us[0])})"
     print(f"| {sc} | {s} | {lost} | {chk} | {pb / 1e6:.2f} M / {qb / 1e6:.2f} M{per} | "
-          f"{med(sc, 'perfring-json', 'json_bytes') / 1e6:.1f} M | {rss} | {sysc} |")
+          f"{med(sc, 'perfring-json', 'json_bytes') / 1e6:.1f} M | {rss} | {sysc} | {cpu} |")
 
 with open(f"{d}/curve.dat", "w") as f:
     f.write("# hz perf perfring perfring-json perf-g perfring-g perfring-json-g (recorder CPU %)\n")
