@@ -425,13 +425,10 @@ bool Presum(Work* w, RawSampleSums* sums) {
 
 // The kernel's symbols, read once for both of BuildProfile's passes (a
 // file read again in exact order does not parse kallsyms again).
-// RunningKernel: the running kernel's (/proc/kallsyms, tens of milliseconds
-// of the kernel's formatting), read on another thread from the first
-// Builder::Init on, while the records are collected.
-struct RunningKernel {
-  absl::StatusOr<Kallsyms> kallsyms;
-  absl::StatusOr<std::string> build_id;
-};
+// `running`: the running kernel's (/proc/kallsyms, tens of milliseconds of
+// the kernel's formatting), read on another thread from the first
+// Builder::Init on (or from earlier: ProfileOptions::running_kernel), while
+// the records are collected.
 struct KernelSymbols {
   std::optional<absl::StatusOr<Kallsyms>> given;  // --kallsyms FILE, once loaded
   std::shared_future<RunningKernel> running;      // else the running kernel's
@@ -633,9 +630,8 @@ absl::Status Builder::Init() {
     kallsyms_ = &**kernel_.given;
     kallsyms_tried_ = true;
   } else if (!kernel_.running.valid()) {
-    kernel_.running = std::async(std::launch::async, [] {
-      return RunningKernel{Kallsyms::Load("/proc/kallsyms"), perfdata::ReadKernelBuildId()};
-    }).share();
+    kernel_.running =
+        options_.running_kernel.valid() ? options_.running_kernel : ReadRunningKernel();
   }
   const EventTable& events = reader_.events();
   for (size_t i = 0; i < events.size(); ++i) {
