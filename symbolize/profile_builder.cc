@@ -575,6 +575,7 @@ class Builder {
   }
   absl::flat_hash_map<std::pair<uint32_t, uint64_t>, uint32_t> function_by_start_;
   absl::flat_hash_map<std::string, uint32_t> comm_index_;
+  absl::flat_hash_map<std::string, uint32_t> source_file_index_;  // Profile::source_files
   absl::flat_hash_map<int32_t, uint32_t> thread_comm_;  // tid -> comm index
   // thread_comm_ remembered by tid (direct-mapped, as generation_memo_; an
   // entry dropped when a COMM or FORK names its thread), and the event of
@@ -809,10 +810,13 @@ uint32_t Builder::NewLocation(Location loc, uint32_t dso, uint64_t vaddr) {
     }
     if (d.lines != nullptr) {
       if (std::optional<SourceLine> l = d.lines->Lookup(vaddr)) {
-        loc.srcfile = std::move(l->file);
+        auto [it, inserted] = source_file_index_.try_emplace(
+            l->file, static_cast<uint32_t>(profile_.source_files.size()));
+        if (inserted) profile_.source_files.push_back(std::move(l->file));
+        loc.srcfile = it->second;
         loc.line = l->line;
         if (loc.function != kNone && profile_.functions[loc.function].filename.empty()) {
-          profile_.functions[loc.function].filename = loc.srcfile;
+          profile_.functions[loc.function].filename = profile_.source_files[loc.srcfile];
         }
       }
     }
