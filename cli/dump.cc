@@ -70,7 +70,8 @@ class LocationSymbols {
         a.sym = Name(&function_names_, l.function, p.functions[l.function].name);
         a.symoff = l.symbol_offset;
       }
-      if (srcline_ && !l.srcfile.empty()) a.srcline = strings_.emplace_back(absl::StrCat(l.srcfile, ":", l.line));
+      if (srcline_ && !p.source_file(l).empty())
+        a.srcline = strings_.emplace_back(absl::StrCat(p.source_file(l), ":", l.line));
       by_location_.push_back(&a);
     }
   }

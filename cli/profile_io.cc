@@ -1,5 +1,6 @@
 #include "cli/profile_io.h"
 
+#include <malloc.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "perfdata/output_file.h"
 #include "perfdata/reader.h"
+#include "symbolize/running_kernel.h"
 
 namespace perfring::cli {
 
@@ -63,12 +65,33 @@ void AddInputOptions(ArgParser* p, InputOptions* input) {
 
 absl::StatusOr<symbolize::Profile> LoadProfile(absl::string_view command, const std::string& path,
                                                const InputOptions& options) {
+  // One heap for all of BuildProfile's threads, and large blocks kept when
+  // freed: what one thread frees (the kallsyms reader's and the DSO
+  // preloader's candidate tables, arrays outgrown by doubling, hash tables
+  // left by a rehash) is taken again by the next allocation of any thread,
+  // instead of staying in its thread's arena or going back to the kernel
+  // while other pages are faulted in. A page touched for the first time
+  // costs system time, much more on a VM whose freed pages go back to the
+  // host (docs/speed_log.md, December 3). Busy bench file, `--no-children
+  // --sort sym`: 27.0 K page faults, 19.6 K with these. Address space only:
+  // untouched pages are not resident. Set before BuildProfile's threads
+  // start (an arena is made when a thread first allocates).
+  mallopt(M_ARENA_MAX, 1);
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's most on 64-bit
+  mallopt(M_TRIM_THRESHOLD, 128 << 20);
   // No such file, but a capture never moved into place beside it: say where.
   if (absl::Status unfinished = perfdata::CheckForUnfinishedOutput(path, command); !unfinished.ok())
     return unfinished;
+  // The running kernel's symbols are read from now on, beside Open (which
+  // maps the capture and walks its records once): BuildProfile would start
+  // the read only after it, and the resolution waits for it at the first
+  // kernel address (busy bench file: 15-35 ms of Open, 55 ms of the read).
+  // When Open fails, the future's destructor waits for the read's end.
+  symbolize::ProfileOptions symbols = options.symbols;
+  if (symbols.kallsyms.empty()) symbols.running_kernel = symbolize::ReadRunningKernel();
   absl::StatusOr<std::unique_ptr<perfdata::Reader>> reader = perfdata::Reader::Open(path);
   if (!reader.ok()) return reader.status();
-  absl::StatusOr<symbolize::Profile> profile = symbolize::BuildProfile(**reader, options.symbols);
+  absl::StatusOr<symbolize::Profile> profile = symbolize::BuildProfile(**reader, symbols);
   if (!profile.ok()) return profile.status();
   // The file cut short while it was read.
   if (absl::Status input = (*reader)->CheckInput(); !input.ok()) return input;

@@ -117,9 +117,10 @@ Uses UsesOf(const std::vector<SortKey>& keys) {
 
 // perf's srcline: "file.c:42", "function+OFFSET", "??:0".
 std::string SrclineOf(const Profile& profile, const Location& loc) {
-  if (loc.line != 0 && !loc.srcfile.empty()) {
-    size_t slash = loc.srcfile.rfind('/');
-    return absl::StrCat(slash == std::string::npos ? loc.srcfile : loc.srcfile.substr(slash + 1), ":",
+  const absl::string_view srcfile = profile.source_file(loc);
+  if (loc.line != 0 && !srcfile.empty()) {
+    size_t slash = srcfile.rfind('/');
+    return absl::StrCat(slash == absl::string_view::npos ? srcfile : srcfile.substr(slash + 1), ":",
                         loc.line);
   }
   if (loc.function != kNone)

@@ -32,6 +32,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/string_view.h"
+
 namespace perfring::symbolize {
 
 // The "no such entry" index.
@@ -67,7 +69,10 @@ struct Location {
   uint32_t function = kNone;
   uint64_t dso_offset = 0;     // address in the DSO's file terms (perf's map_ip)
   uint64_t symbol_offset = 0;  // address - symbol start, when function != kNone
-  std::string srcfile;         // when asked for (--srcline) and known
+  // Index into Profile::source_files when asked for (--srcline) and known,
+  // else kNone: a string here would make each location 72 bytes instead of
+  // 48 (the busy bench file's 157,000 locations: 3.8 MB more to touch).
+  uint32_t srcfile = kNone;
   uint32_t line = 0;
   bool kernel = false;         // sampled in kernel space (cpumode)
 };
@@ -127,6 +132,7 @@ struct Profile {
   std::vector<Mapping> mappings;
   std::vector<Function> functions;
   std::vector<Location> locations;
+  std::vector<std::string> source_files;  // Location::srcfile's, each once
   std::vector<uint32_t> stack_locations;
   std::vector<Stack> stacks;
   // Every sample summed by what it shares with others, ordered by
@@ -143,6 +149,10 @@ struct Profile {
   std::vector<std::string> warnings;
   uint64_t lost = 0;            // samples the capture lost (LOST, LOST_SAMPLES)
 
+  // The source file of a location ("" when not known or not asked for).
+  absl::string_view source_file(const Location& l) const {
+    return l.srcfile == kNone ? absl::string_view() : absl::string_view(source_files[l.srcfile]);
+  }
   // The location indices of stack `s`, leaf first.
   const uint32_t* stack_begin(uint32_t s) const { return stack_locations.data() + stacks[s].begin; }
   const uint32_t* stack_end(uint32_t s) const { return stack_begin(s) + stacks[s].size; }

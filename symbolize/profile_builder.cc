@@ -425,13 +425,10 @@ bool Presum(Work* w, RawSampleSums* sums) {
 
 // The kernel's symbols, read once for both of BuildProfile's passes (a
 // file read again in exact order does not parse kallsyms again).
-// RunningKernel: the running kernel's (/proc/kallsyms, tens of milliseconds
-// of the kernel's formatting), read on another thread from the first
-// Builder::Init on, while the records are collected.
-struct RunningKernel {
-  absl::StatusOr<Kallsyms> kallsyms;
-  absl::StatusOr<std::string> build_id;
-};
+// `running`: the running kernel's (/proc/kallsyms, tens of milliseconds of
+// the kernel's formatting), read on another thread from the first
+// Builder::Init on (or from earlier: ProfileOptions::running_kernel), while
+// the records are collected.
 struct KernelSymbols {
   std::optional<absl::StatusOr<Kallsyms>> given;  // --kallsyms FILE, once loaded
   std::shared_future<RunningKernel> running;      // else the running kernel's
@@ -578,6 +575,7 @@ class Builder {
   }
   absl::flat_hash_map<std::pair<uint32_t, uint64_t>, uint32_t> function_by_start_;
   absl::flat_hash_map<std::string, uint32_t> comm_index_;
+  absl::flat_hash_map<std::string, uint32_t> source_file_index_;  // Profile::source_files
   absl::flat_hash_map<int32_t, uint32_t> thread_comm_;  // tid -> comm index
   // thread_comm_ remembered by tid (direct-mapped, as generation_memo_; an
   // entry dropped when a COMM or FORK names its thread), and the event of
@@ -633,9 +631,8 @@ absl::Status Builder::Init() {
     kallsyms_ = &**kernel_.given;
     kallsyms_tried_ = true;
   } else if (!kernel_.running.valid()) {
-    kernel_.running = std::async(std::launch::async, [] {
-      return RunningKernel{Kallsyms::Load("/proc/kallsyms"), perfdata::ReadKernelBuildId()};
-    }).share();
+    kernel_.running =
+        options_.running_kernel.valid() ? options_.running_kernel : ReadRunningKernel();
   }
   const EventTable& events = reader_.events();
   for (size_t i = 0; i < events.size(); ++i) {
@@ -813,10 +810,13 @@ uint32_t Builder::NewLocation(Location loc, uint32_t dso, uint64_t vaddr) {
     }
     if (d.lines != nullptr) {
       if (std::optional<SourceLine> l = d.lines->Lookup(vaddr)) {
-        loc.srcfile = std::move(l->file);
+        auto [it, inserted] = source_file_index_.try_emplace(
+            l->file, static_cast<uint32_t>(profile_.source_files.size()));
+        if (inserted) profile_.source_files.push_back(std::move(l->file));
+        loc.srcfile = it->second;
         loc.line = l->line;
         if (loc.function != kNone && profile_.functions[loc.function].filename.empty()) {
-          profile_.functions[loc.function].filename = loc.srcfile;
+          profile_.functions[loc.function].filename = profile_.source_files[loc.srcfile];
         }
       }
     }

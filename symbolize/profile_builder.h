@@ -6,12 +6,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <string>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "perfdata/reader.h"
 #include "symbolize/profile.h"
+#include "symbolize/running_kernel.h"
 
 namespace perfring::symbolize {
 
@@ -34,6 +36,11 @@ struct ResolvedRecord {
 struct ProfileOptions {
   bool srcline = false;        // --srcline: source file and line of each location (libdw)
   std::string kallsyms;        // --kallsyms FILE; empty: /proc/kallsyms
+  // Without `kallsyms`: the running kernel's symbols when the caller started
+  // reading them (ReadRunningKernel) before it opened the capture, so that
+  // the read runs beside the opening; unset (not valid()), BuildProfile
+  // starts reading /proc/kallsyms itself. Ignored with `kallsyms`.
+  std::shared_future<RunningKernel> running_kernel;
   std::string symfs;           // --symfs DIR: look DSOs up under DIR (perf's option); empty: /
   bool demangle = true;        // --no-demangle turns it off
   // Where JIT symbol maps are looked for: DIR/perf-PID.map (perf's

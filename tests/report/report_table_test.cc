@@ -124,8 +124,9 @@ TEST(ReportTable, SrclineKeyIsFileAndLineOrFunctionAndOffset) {
   uint32_t a1 = t.Frame("a", m, 0x400010), a2 = t.Frame("a", m, 0x400014);
   uint32_t b = t.Frame("b", m, 0x400030);
   symbolize::Profile& p = t.profile();
+  p.source_files.push_back("/src/dir/x.c");
   for (uint32_t l : {a1, a2}) {
-    p.locations[l].srcfile = "/src/dir/x.c";
+    p.locations[l].srcfile = 0;
     p.locations[l].line = 18;  // two addresses of one line: one row
   }
   p.locations[b].symbol_offset = 12;

@@ -10,6 +10,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <future>
 
 #include <zstd.h>
 
@@ -21,6 +22,7 @@
 #include "report/pprof.h"
 #include "report/report_table.h"
 #include "symbolize/raw_sample_sums.h"
+#include "symbolize/running_kernel.h"
 #include "symbolize/sample_sums.h"
 #include "decode/record_type.h"
 #include "perfdata/format.h"
@@ -203,6 +205,42 @@ TEST_F(ProfileBuilderTest, ContextMarkersGiveEachEntryItsCpumode) {
   EXPECT_TRUE(p->mappings[p->locations[s[1]].mapping].kernel);
   EXPECT_FALSE(p->locations[s[3]].kernel);
   EXPECT_EQ(p->locations[s[3]].symbol_offset, 1u);
+}
+
+// The running kernel's symbols read ahead by the caller (cli/profile_io.cc
+// starts the read before it opens the capture): BuildProfile takes them
+// from the future instead of reading /proc/kallsyms itself. The file here
+// stands for /proc/kallsyms; its names are none of the running kernel's.
+TEST_F(ProfileBuilderTest, KernelSymbolsReadAheadByTheCallerAreTheOnesUsed) {
+  const std::string kallsyms = dir_ + "/running_kallsyms";
+  std::ofstream(kallsyms) << "ffffffff81000000 T _text\n"
+                             "ffffffff81000100 T perfring_test_syscall\n"
+                             "ffffffff81000200 t perfring_test_helper\n";
+  ProfileOptions options;
+  options.running_kernel = ReadRunningKernel(kallsyms);
+  const std::string data =
+      SampleRecord(10, 10, 2, 0xffffffff81000210,
+                   {PERF_CONTEXT_KERNEL, 0xffffffff81000210, 0xffffffff81000105},
+                   PERF_RECORD_MISC_KERNEL);
+  for (bool timeline : {true, false}) {  // with and without the walking thread's sums
+    options.timeline = timeline;
+    absl::StatusOr<Profile> p = BuildAsAsked(data, options, {});
+    ASSERT_TRUE(p.ok()) << p.status();
+    ASSERT_EQ(p->stacks.size(), 1u);
+    const Stack& stack = p->stacks[0];
+    std::vector<std::string> names;
+    for (uint32_t i = 0; i < stack.size; ++i) {
+      names.push_back(FunctionName(*p, p->stack_locations[stack.begin + i]));
+    }
+    EXPECT_EQ(names, (std::vector<std::string>{"perfring_test_helper", "perfring_test_syscall"}));
+    EXPECT_TRUE(p->warnings.empty()) << p->warnings[0];
+  }
+  // The future's answer is the file's, errors included.
+  const std::shared_future<RunningKernel> future = ReadRunningKernel(kallsyms);
+  const RunningKernel& read = future.get();
+  ASSERT_TRUE(read.kallsyms.ok()) << read.kallsyms.status();
+  EXPECT_EQ(read.kallsyms->symbols().size(), 3u);
+  EXPECT_TRUE(absl::IsNotFound(ReadRunningKernel(dir_ + "/no-such-kallsyms").get().kallsyms.status()));
 }
 
 // Found on a system-wide capture (cc1plus, no frame pointers): chains that

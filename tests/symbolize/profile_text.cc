@@ -12,7 +12,7 @@ std::string LocationText(const Profile& p, uint32_t location) {
     return absl::StrFormat("[unknown] 0x%x (%s+0x%x)", l.address, dso, l.dso_offset);
   }
   std::string text = absl::StrFormat("%s+0x%x (%s)", p.functions[l.function].name, l.symbol_offset, dso);
-  if (!l.srcfile.empty()) absl::StrAppend(&text, " ", l.srcfile, ":", l.line);
+  if (!p.source_file(l).empty()) absl::StrAppend(&text, " ", p.source_file(l), ":", l.line);
   return text;
 }
 
