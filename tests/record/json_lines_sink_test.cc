@@ -2,8 +2,12 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include <cerrno>
 #include <cstdlib>
@@ -20,6 +24,7 @@
 #include "decode/sample_layout.h"
 #include "json/record_line.h"
 #include "perfdata/direct_writes.h"
+#include "record/json_lines_file_sink.h"
 #include "record/synthesize.h"
 
 namespace perfring {
@@ -264,6 +269,72 @@ TEST_F(JsonLinesSinkTest, AFileThatRefusesDirectWritesGetsTheSameBytesBuffered) 
   EXPECT_EQ(fcntl(fd, F_GETFL) & O_DIRECT, 0);
   EXPECT_TRUE(FileText(fd) == "{" + lines.want);
   close(fd);
+}
+
+// A file-size limit (RLIMIT_FSIZE) that cuts a direct write to an unaligned
+// length: the kernel refuses that direct write (EINVAL), the bytes go out
+// buffered up to the limit, and the failure is the limit's one error line,
+// the file at its temporary name cut after its last whole line (Abandon).
+TEST_F(JsonLinesSinkTest, AFileSizeLimitCuttingADirectWriteKeepsWholeLinesAndSaysSo) {
+  const ChainLines lines;
+  const int probe = NewTempFile("probe.jsonl");
+  const bool direct = perfdata::DirectWrites::Start(probe).active();
+  close(probe);
+  if (!direct) GTEST_SKIP() << "TEST_TMPDIR's file system refuses O_DIRECT";
+  const char* dir = std::getenv("TEST_TMPDIR");
+  const std::string path = std::string(dir ? dir : "/tmp") + "/limited.jsonl";
+  constexpr rlim_t kLimit = 3 * 4096 + 1000;  // aligned to no block size
+  ASSERT_LT(kLimit, lines.want.size());
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  // In a child: the limit must not reach the test's own files.
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    close(pipe_fds[0]);
+    signal(SIGXFSZ, SIG_IGN);  // as perfring: EFBIG, not a death
+    const struct rlimit limit = {kLimit, kLimit};
+    std::string result = setrlimit(RLIMIT_FSIZE, &limit) == 0 ? "" : "setrlimit failed";
+    if (result.empty()) {
+      JsonLinesFileSink sink(path, nullptr);
+      absl::Status status = sink.Begin(EventTable{});
+      for (size_t i = 0; status.ok() && i < lines.records.size(); ++i) {
+        const std::vector<uint64_t>& r = lines.records[i];
+        status = sink.Write(MakeRecordView(reinterpret_cast<const uint8_t*>(r.data()),
+                                           static_cast<uint32_t>(r.size() * 8)),
+                            &lines.event);
+        if (status.ok()) status = sink.Write(lines.comm.view(), &lines.event);
+      }
+      if (status.ok()) status = sink.End(CaptureSummary{});
+      result = std::string(status.message()) + "\n" + sink.Abandon();
+    }
+    const ssize_t n = write(pipe_fds[1], result.data(), result.size());
+    _exit(n == static_cast<ssize_t>(result.size()) ? 0 : 1);
+  }
+  close(pipe_fds[1]);
+  std::string result;
+  char chunk[4096];
+  for (ssize_t n; (n = read(pipe_fds[0], chunk, sizeof chunk)) > 0;) result.append(chunk, static_cast<size_t>(n));
+  close(pipe_fds[0]);
+  int wait_status = 0;
+  ASSERT_EQ(waitpid(pid, &wait_status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0) << result;
+  const size_t newline = result.find('\n');
+  ASSERT_NE(newline, std::string::npos) << result;
+  EXPECT_THAT(result.substr(0, newline), ::testing::HasSubstr(path + ": file size limit reached"));
+  const std::string left = result.substr(newline + 1);
+  ASSERT_FALSE(left.empty());
+  const int fd = open(left.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0) << left;
+  const std::string text = FileText(fd);
+  close(fd);
+  ASSERT_FALSE(text.empty());
+  EXPECT_LE(text.size(), kLimit);
+  EXPECT_EQ(text.back(), '\n');
+  EXPECT_TRUE(text == lines.want.substr(0, text.size())) << text.size() << " bytes";
+  // Every whole line below the limit is there: the next line of want would
+  // have crossed it.
+  EXPECT_GT(lines.want.find('\n', text.size()) + 1, kLimit);
 }
 
 TEST_F(JsonLinesSinkTest, WriteErrorsAreReported) {
