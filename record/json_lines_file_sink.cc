@@ -32,7 +32,11 @@ absl::Status JsonLinesFileSink::Begin(const EventTable& events) {
   absl::StatusOr<perfdata::OutputFile> out = perfdata::OpenOutputFile(path_);
   if (!out.ok()) return out.status();
   out_ = *std::move(out);
-  json_ = std::make_unique<JsonLinesSink>(out_.fd);
+  // A new regular file goes direct when its file system lets it: the lines
+  // skip the page cache (perfdata/direct_writes.h). Streams as they are.
+  json_ = std::make_unique<JsonLinesSink>(out_.kind == perfdata::OutputKind::kFile
+                                              ? perfdata::DirectWrites::Start(out_.fd)
+                                              : perfdata::DirectWrites(out_.fd));
   return json_->Begin(events);
 }
 

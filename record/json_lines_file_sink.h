@@ -8,7 +8,10 @@
 // error line naming the path and where the lines so far are: the file is cut
 // after its last whole line, so every line in it parses, and left at its
 // temporary name, PATH untouched. So is the file of a capture that failed
-// otherwise (Abandon). The sink owns the file descriptor (closed by
+// otherwise (Abandon). A file is written with O_DIRECT when its file
+// system accepts it (perfdata/direct_writes.h: the lines do not fill the page
+// cache; the same bytes), its last unaligned bytes and everything after a
+// refusal buffered. The sink owns the file descriptor (closed by
 // the destructor, stdout excepted) and the JsonLinesSink over it. Not
 // thread-safe: the session's thread only.
 #ifndef PERFRING_RECORD_JSON_LINES_FILE_SINK_H_

@@ -2,10 +2,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <new>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "aux/auxtrace_record.h"
@@ -13,11 +16,24 @@
 #include "json/record_line.h"
 
 namespace perfring {
+namespace {
 
-JsonLinesSink::JsonLinesSink(int fd, size_t buffer_bytes)
-    : fd_(fd), buffer_bytes_(buffer_bytes), buffer_(new char[buffer_bytes + kSlackBytes]) {}
+// `bytes` of memory aligned to `alignment`, at least a page.
+char* AlignedBuffer(size_t bytes, size_t alignment) {
+  void* p = nullptr;
+  if (posix_memalign(&p, std::max<size_t>(alignment, 4096), bytes) != 0) throw std::bad_alloc();
+  return static_cast<char*>(p);
+}
 
-JsonLinesSink::~JsonLinesSink() { Flush().IgnoreError(); }
+}  // namespace
+
+JsonLinesSink::JsonLinesSink(perfdata::DirectWrites out, size_t buffer_bytes)
+    : out_(std::move(out)),
+      buffer_bytes_(out_.active() ? (buffer_bytes + out_.alignment() - 1) / out_.alignment() * out_.alignment()
+                                  : buffer_bytes),
+      buffer_(AlignedBuffer(buffer_bytes_ + kSlackBytes, out_.alignment())) {}
+
+JsonLinesSink::~JsonLinesSink() { FlushAll().IgnoreError(); }
 
 absl::Status JsonLinesSink::Begin(const EventTable&) { return absl::OkStatus(); }
 
@@ -43,7 +59,7 @@ absl::Status JsonLinesSink::Append(const uint8_t* bytes, uint32_t size, const Ev
     SampleLine line = WriteSampleJsonLine(bytes, size, *event, &pos, end);
     if (line == SampleLine::kNoRoom && used_ != 0) {
       if (absl::Status s = Flush(); !s.ok()) return s;
-      pos = buffer_.get();
+      pos = buffer_.get() + used_;  // after an unaligned rest that stayed
       line = WriteSampleJsonLine(bytes, size, *event, &pos, end);
     }
     if (line == SampleLine::kWritten) {
@@ -63,10 +79,18 @@ absl::Status JsonLinesSink::Append(const uint8_t* bytes, uint32_t size, const Ev
 }
 
 absl::Status JsonLinesSink::AppendText(std::string_view text) {
-  if (text.size() > buffer_bytes_ + kSlackBytes - used_) {
+  const size_t capacity = buffer_bytes_ + kSlackBytes;
+  if (text.size() > capacity - used_) {
     if (absl::Status s = Flush(); !s.ok()) return s;
-    // Longer than the whole buffer: out in writes of its own.
-    if (text.size() > buffer_bytes_ + kSlackBytes) return WriteOut(text.data(), text.size(), nullptr);
+  }
+  // Longer than the room there is: through the buffer in parts (every write
+  // comes from the buffer, aligned for direct writes).
+  while (text.size() > capacity - used_) {
+    const size_t part = capacity - used_;
+    std::memcpy(buffer_.get() + used_, text.data(), part);
+    used_ += part;
+    text.remove_prefix(part);
+    if (absl::Status s = Flush(); !s.ok()) return s;
   }
   std::memcpy(buffer_.get() + used_, text.data(), text.size());
   used_ += text.size();
@@ -75,33 +99,47 @@ absl::Status JsonLinesSink::AppendText(std::string_view text) {
 
 absl::Status JsonLinesSink::EndRound() { return absl::OkStatus(); }
 
-absl::Status JsonLinesSink::End(const CaptureSummary&) { return Flush(); }
+absl::Status JsonLinesSink::End(const CaptureSummary&) { return FlushAll(); }
 
 absl::Status JsonLinesSink::WriteOut(const char* data, size_t size, size_t* done_out) {
   size_t done = 0;
   absl::Status status;
   while (done < size) {
-    const ssize_t n = write(fd_, data + done, size - done);
+    const ssize_t n = out_.Write(data + done, size - done);
     if (n < 0) {
       if (errno == EINTR) continue;
       write_errno_ = errno;
       status = absl::InternalError(absl::StrCat("writing JSON lines: ", std::strerror(write_errno_)));
       break;
     }
+    // Still active after it: the write was direct (a refused one stops them).
+    if (out_.active()) direct_bytes_ += static_cast<size_t>(n);
     done += static_cast<size_t>(n);
   }
   bytes_written_ += done;
-  if (done_out != nullptr) *done_out = done;
+  *done_out = done;
   return status;
 }
 
 absl::Status JsonLinesSink::Flush() {
+  // Direct writes: the largest aligned part (the buffer's start is aligned,
+  // and so is the file's end after every earlier direct write).
+  const size_t size = out_.active() ? used_ - used_ % out_.alignment() : used_;
   size_t done = 0;
-  absl::Status status = WriteOut(buffer_.get(), used_, &done);
+  absl::Status status = WriteOut(buffer_.get(), size, &done);
   // What was not written stays buffered.
-  std::memmove(buffer_.get(), buffer_.get() + done, used_ - done);
+  if (done != 0) std::memmove(buffer_.get(), buffer_.get() + done, used_ - done);
   used_ -= done;
   return status;
+}
+
+absl::Status JsonLinesSink::FlushAll() {
+  absl::Status status = Flush();
+  if (!out_.active()) return status;
+  // The unaligned rest through the page cache; the fd is buffered again (a
+  // reader of the file, TrimToWholeLines, reads through any buffer).
+  out_.Stop();
+  return status.ok() ? Flush() : status;
 }
 
 }  // namespace perfring

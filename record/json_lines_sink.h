@@ -22,6 +22,13 @@
 // WriteSampleJsonLine for the common samples; the others through a reused
 // line string), which goes out in one write(2) once it holds buffer_bytes.
 //
+// Given perfdata::DirectWrites that are active (O_DIRECT on a regular file),
+// the buffer is aligned and each write takes the largest aligned part of what
+// it holds, the rest (less than the alignment) staying at the buffer's start
+// for the next; End, and the destructor, stop the direct writes (the fd is
+// buffered again) and write the unaligned tail through the page cache. The
+// file's bytes are the same either way.
+//
 // The sink owns its buffer, not the fd.
 // Not thread-safe (one session calls it).
 #ifndef PERFRING_RECORD_JSON_LINES_SINK_H_
@@ -29,11 +36,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <string_view>
 
 #include "decode/record.h"
+#include "perfdata/direct_writes.h"
 #include "record/record_sink.h"
 
 namespace perfring {
@@ -42,8 +51,12 @@ class JsonLinesSink final : public RecordSink {
  public:
   // Writes to `fd`, which the caller owns and keeps open until End (or the
   // sink's destruction). Output is buffered up to `buffer_bytes` per write(2).
-  explicit JsonLinesSink(int fd, size_t buffer_bytes = 1 << 20);
-  ~JsonLinesSink() override;
+  explicit JsonLinesSink(int fd, size_t buffer_bytes = 1 << 20)
+      : JsonLinesSink(perfdata::DirectWrites(fd), buffer_bytes) {}
+  // Writes through `out` (its fd: as above), direct while it is active;
+  // buffer_bytes is then rounded up to a multiple of its alignment.
+  explicit JsonLinesSink(perfdata::DirectWrites out, size_t buffer_bytes = 1 << 20);
+  ~JsonLinesSink() override;  // writes what it holds; the fd is left buffered
 
   absl::Status Begin(const EventTable& events) override;
   absl::Status Write(const RecordView& rec, const EventInfo* event) override {
@@ -53,7 +66,7 @@ class JsonLinesSink final : public RecordSink {
   absl::Status WriteAux(const aux::AuxtraceChunk& chunk,
                         absl::Span<const absl::Span<const uint8_t>> pieces) override;
   absl::Status EndRound() override;
-  absl::Status End(const CaptureSummary& summary) override;  // flushes
+  absl::Status End(const CaptureSummary& summary) override;  // flushes; the fd is left buffered
   uint64_t BytesWritten() const override { return bytes_written_ + used_; }
 
   uint64_t malformed_records() const { return malformed_records_; }
@@ -61,6 +74,9 @@ class JsonLinesSink final : public RecordSink {
   const std::string& first_malformed_error() const { return first_malformed_error_; }
   // The errno of the write that failed (ENOSPC, EFBIG, EPIPE, ...), else 0.
   int write_errno() const { return write_errno_; }
+  // Bytes that went out in direct writes (the rest went through the page
+  // cache).
+  uint64_t direct_bytes() const { return direct_bytes_; }
 
  private:
   // One record's line (or its MALFORMED line, counted), then a flush when
@@ -68,22 +84,30 @@ class JsonLinesSink final : public RecordSink {
   absl::Status Append(const uint8_t* bytes, uint32_t size, const EventInfo* event);
   // `text` after the buffered lines (flushing first when it does not fit).
   absl::Status AppendText(std::string_view text);
-  // The buffered lines to fd_; those a failed write left stay buffered.
+  // The buffered lines to the fd (while writing direct: their largest
+  // aligned part); what is not written stays at the buffer's start.
   absl::Status Flush();
-  // data[0, size) to fd_, counted in bytes_written_; *done (may be null):
-  // the bytes written before a failure.
+  // Every buffered line, the direct writes then stopped (End, destructor).
+  absl::Status FlushAll();
+  // data[0, size) to the fd, counted in bytes_written_; *done: the bytes
+  // written before a failure.
   absl::Status WriteOut(const char* data, size_t size, size_t* done);
 
   // Room beyond buffer_bytes_: a line that starts below it fits whole (most
   // lines are short; a longer one is rendered again after a flush).
   static constexpr size_t kSlackBytes = 64 << 10;
 
-  int fd_;
+  struct Free {
+    void operator()(char* p) const { std::free(p); }
+  };
+
+  perfdata::DirectWrites out_;
   size_t buffer_bytes_;
-  std::unique_ptr<char[]> buffer_;  // buffer_bytes_ + kSlackBytes, not zeroed
+  std::unique_ptr<char, Free> buffer_;  // buffer_bytes_ + kSlackBytes, page-aligned, not zeroed
   size_t used_ = 0;                 // bytes of lines in buffer_
   std::string line_;                // a line rendered apart (not a common sample), reused
   uint64_t bytes_written_ = 0;
+  uint64_t direct_bytes_ = 0;
   uint64_t malformed_records_ = 0;
   int write_errno_ = 0;
   std::string first_malformed_error_;

@@ -1,7 +1,17 @@
 #include "record/json_lines_sink.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <csignal>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 
 #include <sstream>
 #include <string>
@@ -13,6 +23,8 @@
 
 #include "decode/sample_layout.h"
 #include "json/record_line.h"
+#include "perfdata/direct_writes.h"
+#include "record/json_lines_file_sink.h"
 #include "record/synthesize.h"
 
 namespace perfring {
@@ -102,37 +114,38 @@ std::vector<uint64_t> ChainSample(uint64_t time, size_t entries) {
   return words;
 }
 
-// Lines are written into the sink's buffer in place (the common samples)
-// or copied in (the others): whatever the buffer's size, the file holds
-// every line whole and in order, as AppendJsonLineOrMalformed renders them,
-// also a line longer than the whole buffer.
-TEST_F(JsonLinesSinkTest, EveryLineWholeAndInOrderWhateverTheBufferSize) {
-  EventInfo event;
-  event.name = "cpu-clock";
-  event.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN;
-  event.format = EventFormat::FromAttr(event.attr);
-  event.layout = SampleLayout(event.format);
-  std::vector<std::vector<uint64_t>> records;
-  for (int i = 0; i < 300; ++i) {
-    // Mostly short lines; a 3-KB one now and then; and two of about 180 KB
-    // (longer than the buffer with its slack) in the middle.
-    const size_t entries = i == 150 || i == 151 ? 8000 : i % 37 == 0 ? 150 : i % 5;
-    records.push_back(ChainSample(99999990ULL + 3 * i, entries));
+// SAMPLEs of IP|TID|TIME|CALLCHAIN, each followed by a COMM, and the text
+// AppendJsonLineOrMalformed renders of them: mostly short lines, a 3-KB one
+// now and then, and two of about 180 KB (longer than a buffer with its slack)
+// in the middle, so that line ends fall everywhere against a buffer's size
+// and an alignment.
+struct ChainLines {
+  static EventInfo ChainEvent() {
+    EventInfo event;
+    event.name = "cpu-clock";
+    event.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN;
+    event.format = EventFormat::FromAttr(event.attr);
+    event.layout = SampleLayout(event.format);
+    return event;
   }
-  const SyntheticRecord comm = SyntheticRecord::Comm(1, 1, "worker", event.format);
-  std::string want;
-  Record scratch;
-  for (const std::vector<uint64_t>& r : records) {
-    ASSERT_TRUE(AppendJsonLineOrMalformed(reinterpret_cast<const uint8_t*>(r.data()),
-                                          static_cast<uint32_t>(r.size() * 8), &event, &scratch, &want)
-                    .ok());
-    ASSERT_TRUE(AppendJsonLineOrMalformed(comm.view().bytes, comm.view().size, &event, &scratch, &want).ok());
+
+  ChainLines() {
+    for (int i = 0; i < 300; ++i) {
+      const size_t entries = i == 150 || i == 151 ? 8000 : i % 37 == 0 ? 150 : i % 5;
+      records.push_back(ChainSample(99999990ULL + 3 * i, entries));
+    }
+    Record scratch;
+    for (const std::vector<uint64_t>& r : records) {
+      EXPECT_TRUE(AppendJsonLineOrMalformed(reinterpret_cast<const uint8_t*>(r.data()),
+                                            static_cast<uint32_t>(r.size() * 8), &event, &scratch, &want)
+                      .ok());
+      EXPECT_TRUE(AppendJsonLineOrMalformed(comm.view().bytes, comm.view().size, &event, &scratch, &want).ok());
+    }
   }
-  for (size_t buffer_bytes : {size_t{1}, size_t{200}, size_t{5000}, size_t{1} << 20}) {
-    ASSERT_EQ(ftruncate(fd_, 0), 0);
-    ASSERT_EQ(lseek(fd_, 0, SEEK_SET), 0);
-    JsonLinesSink sink(fd_, buffer_bytes);
-    ASSERT_TRUE(sink.Begin(table_).ok());
+
+  // Writes every record through `sink` and ends it.
+  void WriteAll(JsonLinesSink& sink) const {
+    ASSERT_TRUE(sink.Begin(EventTable{}).ok());
     for (const std::vector<uint64_t>& r : records) {
       ASSERT_TRUE(sink.Write(MakeRecordView(reinterpret_cast<const uint8_t*>(r.data()),
                                             static_cast<uint32_t>(r.size() * 8)),
@@ -142,11 +155,186 @@ TEST_F(JsonLinesSinkTest, EveryLineWholeAndInOrderWhateverTheBufferSize) {
     }
     EXPECT_EQ(sink.BytesWritten(), want.size());
     ASSERT_TRUE(sink.End(CaptureSummary{}).ok());
-    std::string text(static_cast<size_t>(lseek(fd_, 0, SEEK_END)), '\0');
-    ASSERT_EQ(pread(fd_, text.data(), text.size(), 0), static_cast<ssize_t>(text.size()));
-    EXPECT_TRUE(text == want) << "buffer of " << buffer_bytes << " bytes: " << text.size() << " bytes against "
-                              << want.size();
   }
+
+  EventInfo event = ChainEvent();
+  SyntheticRecord comm = SyntheticRecord::Comm(1, 1, "worker", event.format);
+  std::vector<std::vector<uint64_t>> records;
+  std::string want;
+};
+
+// The whole of `fd`'s file.
+std::string FileText(int fd) {
+  std::string text(static_cast<size_t>(lseek(fd, 0, SEEK_END)), '\0');
+  EXPECT_EQ(pread(fd, text.data(), text.size(), 0), static_cast<ssize_t>(text.size()));
+  return text;
+}
+
+// Empties `fd`'s file for the next write.
+void Empty(int fd) {
+  ASSERT_EQ(ftruncate(fd, 0), 0);
+  ASSERT_EQ(lseek(fd, 0, SEEK_SET), 0);
+}
+
+// Lines are written into the sink's buffer in place (the common samples)
+// or copied in (the others): whatever the buffer's size, the file holds
+// every line whole and in order, as AppendJsonLineOrMalformed renders them,
+// also a line longer than the whole buffer.
+TEST_F(JsonLinesSinkTest, EveryLineWholeAndInOrderWhateverTheBufferSize) {
+  const ChainLines lines;
+  for (size_t buffer_bytes : {size_t{1}, size_t{200}, size_t{5000}, size_t{1} << 20}) {
+    Empty(fd_);
+    JsonLinesSink sink(fd_, buffer_bytes);
+    lines.WriteAll(sink);
+    const std::string text = FileText(fd_);
+    EXPECT_TRUE(text == lines.want) << "buffer of " << buffer_bytes << " bytes: " << text.size()
+                                    << " bytes against " << lines.want.size();
+  }
+}
+
+// A new file in TEST_TMPDIR, read-write.
+int NewTempFile(const std::string& name) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  const std::string path = std::string(dir ? dir : "/tmp") + "/" + name;
+  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  EXPECT_GE(fd, 0) << path << ": " << std::strerror(errno);
+  unlink(path.c_str());
+  return fd;
+}
+
+// Pages of fd's file in [0, bytes) that are in the page cache.
+size_t ResidentPages(int fd, size_t bytes) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  if (bytes < page) return 0;
+  void* map = mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd, 0);
+  EXPECT_NE(map, MAP_FAILED);
+  std::vector<unsigned char> resident(bytes / page);
+  EXPECT_EQ(mincore(map, resident.size() * page, resident.data()), 0);
+  munmap(map, bytes);
+  size_t n = 0;
+  for (unsigned char r : resident) n += r & 1;
+  return n;
+}
+
+// Direct writes (O_DIRECT, perfdata/direct_writes.h) give the file the bytes
+// buffered writes give it, whatever the buffer's size against the alignment
+// and wherever the lines end: every aligned part goes direct (not into the
+// page cache), the unaligned tail buffered, and the fd is buffered again
+// after End.
+TEST_F(JsonLinesSinkTest, DirectWritesGiveTheSameBytesWhereverLinesEndAgainstTheAlignment) {
+  const ChainLines lines;
+  const int fd = NewTempFile("direct.jsonl");
+  if (!perfdata::DirectWrites::Start(fd).active()) GTEST_SKIP() << "TEST_TMPDIR's file system refuses O_DIRECT";
+  for (size_t buffer_bytes : {size_t{1}, size_t{200}, size_t{5000}, size_t{3 * 4096 + 17}, size_t{1} << 20}) {
+    Empty(fd);
+    perfdata::DirectWrites out = perfdata::DirectWrites::Start(fd);
+    ASSERT_TRUE(out.active());
+    const size_t alignment = out.alignment();
+    ASSERT_NE(lines.want.size() % alignment, 0u) << "the lines should leave an unaligned tail";
+    JsonLinesSink sink(std::move(out), buffer_bytes);
+    lines.WriteAll(sink);
+    EXPECT_EQ(fcntl(fd, F_GETFL) & O_DIRECT, 0) << "End leaves the fd buffered";
+    const size_t aligned = lines.want.size() - lines.want.size() % alignment;
+    EXPECT_EQ(sink.direct_bytes(), aligned) << "buffer of " << buffer_bytes << " bytes";
+    EXPECT_EQ(ResidentPages(fd, aligned), 0u) << "buffer of " << buffer_bytes << " bytes";
+    const std::string text = FileText(fd);
+    EXPECT_TRUE(text == lines.want) << "buffer of " << buffer_bytes << " bytes: " << text.size()
+                                    << " bytes against " << lines.want.size();
+  }
+  close(fd);
+}
+
+// A file that refuses O_DIRECT (a memfd: fcntl says EINVAL), and a direct
+// write refused with EINVAL (here at an unaligned file offset): the lines go
+// out buffered, the same bytes, no error.
+TEST_F(JsonLinesSinkTest, AFileThatRefusesDirectWritesGetsTheSameBytesBuffered) {
+  const ChainLines lines;
+  {
+    JsonLinesSink sink(perfdata::DirectWrites::Start(fd_), 5000);
+    lines.WriteAll(sink);
+    EXPECT_EQ(sink.direct_bytes(), 0u);
+    EXPECT_TRUE(FileText(fd_) == lines.want);
+  }
+  const int fd = NewTempFile("refused.jsonl");
+  struct statx sx;
+  if (statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) != 0 || !(sx.stx_mask & STATX_DIOALIGN) ||
+      sx.stx_dio_offset_align < 2)
+    GTEST_SKIP() << "TEST_TMPDIR's file system states no direct-I/O alignment";
+  ASSERT_EQ(write(fd, "{", 1), 1);  // the sink's first write starts at offset 1
+  perfdata::DirectWrites out = perfdata::DirectWrites::Start(fd);
+  ASSERT_TRUE(out.active());
+  JsonLinesSink sink(std::move(out), 5000);
+  lines.WriteAll(sink);
+  EXPECT_EQ(sink.direct_bytes(), 0u);
+  EXPECT_EQ(fcntl(fd, F_GETFL) & O_DIRECT, 0);
+  EXPECT_TRUE(FileText(fd) == "{" + lines.want);
+  close(fd);
+}
+
+// A file-size limit (RLIMIT_FSIZE) that cuts a direct write to an unaligned
+// length: the kernel refuses that direct write (EINVAL), the bytes go out
+// buffered up to the limit, and the failure is the limit's one error line,
+// the file at its temporary name cut after its last whole line (Abandon).
+TEST_F(JsonLinesSinkTest, AFileSizeLimitCuttingADirectWriteKeepsWholeLinesAndSaysSo) {
+  const ChainLines lines;
+  const int probe = NewTempFile("probe.jsonl");
+  const bool direct = perfdata::DirectWrites::Start(probe).active();
+  close(probe);
+  if (!direct) GTEST_SKIP() << "TEST_TMPDIR's file system refuses O_DIRECT";
+  const char* dir = std::getenv("TEST_TMPDIR");
+  const std::string path = std::string(dir ? dir : "/tmp") + "/limited.jsonl";
+  constexpr rlim_t kLimit = 3 * 4096 + 1000;  // aligned to no block size
+  ASSERT_LT(kLimit, lines.want.size());
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  // In a child: the limit must not reach the test's own files.
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    close(pipe_fds[0]);
+    signal(SIGXFSZ, SIG_IGN);  // as perfring: EFBIG, not a death
+    const struct rlimit limit = {kLimit, kLimit};
+    std::string result = setrlimit(RLIMIT_FSIZE, &limit) == 0 ? "" : "setrlimit failed";
+    if (result.empty()) {
+      JsonLinesFileSink sink(path, nullptr);
+      absl::Status status = sink.Begin(EventTable{});
+      for (size_t i = 0; status.ok() && i < lines.records.size(); ++i) {
+        const std::vector<uint64_t>& r = lines.records[i];
+        status = sink.Write(MakeRecordView(reinterpret_cast<const uint8_t*>(r.data()),
+                                           static_cast<uint32_t>(r.size() * 8)),
+                            &lines.event);
+        if (status.ok()) status = sink.Write(lines.comm.view(), &lines.event);
+      }
+      if (status.ok()) status = sink.End(CaptureSummary{});
+      result = std::string(status.message()) + "\n" + sink.Abandon();
+    }
+    const ssize_t n = write(pipe_fds[1], result.data(), result.size());
+    _exit(n == static_cast<ssize_t>(result.size()) ? 0 : 1);
+  }
+  close(pipe_fds[1]);
+  std::string result;
+  char chunk[4096];
+  for (ssize_t n; (n = read(pipe_fds[0], chunk, sizeof chunk)) > 0;) result.append(chunk, static_cast<size_t>(n));
+  close(pipe_fds[0]);
+  int wait_status = 0;
+  ASSERT_EQ(waitpid(pid, &wait_status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0) << result;
+  const size_t newline = result.find('\n');
+  ASSERT_NE(newline, std::string::npos) << result;
+  EXPECT_THAT(result.substr(0, newline), ::testing::HasSubstr(path + ": file size limit reached"));
+  const std::string left = result.substr(newline + 1);
+  ASSERT_FALSE(left.empty());
+  const int fd = open(left.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0) << left;
+  const std::string text = FileText(fd);
+  close(fd);
+  ASSERT_FALSE(text.empty());
+  EXPECT_LE(text.size(), kLimit);
+  EXPECT_EQ(text.back(), '\n');
+  EXPECT_TRUE(text == lines.want.substr(0, text.size())) << text.size() << " bytes";
+  // Every whole line below the limit is there: the next line of want would
+  // have crossed it.
+  EXPECT_GT(lines.want.find('\n', text.size()) + 1, kLimit);
 }
 
 TEST_F(JsonLinesSinkTest, WriteErrorsAreReported) {
