@@ -33,13 +33,6 @@ size_t AlignmentOf(int fd) {
 
 }  // namespace
 
-DirectWrites& DirectWrites::operator=(DirectWrites&& other) noexcept {
-  fd_ = other.fd_;
-  alignment_ = other.alignment_;
-  other.alignment_ = 0;
-  return *this;
-}
-
 DirectWrites DirectWrites::Start(int fd, size_t alignment) {
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return DirectWrites(fd);

@@ -21,8 +21,8 @@
 //
 // Does not own the file descriptor, which must outlive it; O_DIRECT is a
 // flag of the open file description, so every descriptor sharing it (dup)
-// goes direct too until Stop. Movable, not copyable; not thread-safe (one
-// writer).
+// goes direct too until Stop. Move-constructible, neither copyable nor
+// assignable; not thread-safe (one writer).
 #ifndef PERFRING_PERFDATA_DIRECT_WRITES_H_
 #define PERFRING_PERFDATA_DIRECT_WRITES_H_
 
@@ -39,7 +39,9 @@ class DirectWrites {
   DirectWrites(DirectWrites&& other) noexcept : fd_(other.fd_), alignment_(other.alignment_) {
     other.alignment_ = 0;
   }
-  DirectWrites& operator=(DirectWrites&& other) noexcept;
+  // Not assignable: assigning over active direct writes would leave their
+  // fd with O_DIRECT and no alignment known.
+  DirectWrites& operator=(DirectWrites&&) = delete;
   DirectWrites(const DirectWrites&) = delete;
   DirectWrites& operator=(const DirectWrites&) = delete;
 
