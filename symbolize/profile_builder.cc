@@ -517,6 +517,9 @@ class Builder {
   uint32_t NewLocation(Location loc, uint32_t dso, uint64_t vaddr);
   const Kallsyms* kallsyms();
   const PerfMap* perf_map(int32_t pid);
+  // The index of `text` in `list`, appended (and indexed) when new.
+  static uint32_t Intern(absl::string_view text, absl::flat_hash_map<std::string, uint32_t>* index,
+                         std::vector<std::string>* list);
   uint32_t CommIndex(absl::string_view comm);
   // Unwinds the user stack of a dwarf sample into unwound_; the frame count.
   size_t UnwindUser(int32_t pid, int32_t tid, const perfring::Sample& s);
@@ -810,10 +813,7 @@ uint32_t Builder::NewLocation(Location loc, uint32_t dso, uint64_t vaddr) {
     }
     if (d.lines != nullptr) {
       if (std::optional<SourceLine> l = d.lines->Lookup(vaddr)) {
-        auto [it, inserted] = source_file_index_.try_emplace(
-            l->file, static_cast<uint32_t>(profile_.source_files.size()));
-        if (inserted) profile_.source_files.push_back(std::move(l->file));
-        loc.srcfile = it->second;
+        loc.srcfile = Intern(l->file, &source_file_index_, &profile_.source_files);
         loc.line = l->line;
         if (loc.function != kNone && profile_.functions[loc.function].filename.empty()) {
           profile_.functions[loc.function].filename = profile_.source_files[loc.srcfile];
@@ -963,11 +963,14 @@ size_t Builder::UnwindUser(int32_t pid, int32_t tid, const perfring::Sample& s) 
                           &unwound_);
 }
 
-uint32_t Builder::CommIndex(absl::string_view comm) {
-  auto [it, inserted] = comm_index_.try_emplace(comm, static_cast<uint32_t>(profile_.comms.size()));
-  if (inserted) profile_.comms.emplace_back(comm);
+uint32_t Builder::Intern(absl::string_view text, absl::flat_hash_map<std::string, uint32_t>* index,
+                         std::vector<std::string>* list) {
+  auto [it, inserted] = index->try_emplace(text, static_cast<uint32_t>(list->size()));
+  if (inserted) list->emplace_back(text);
   return it->second;
 }
+
+uint32_t Builder::CommIndex(absl::string_view comm) { return Intern(comm, &comm_index_, &profile_.comms); }
 
 uint32_t Builder::InternStack() {
   // One-frame stacks (samples without callchains): indexed by the location.
