@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "symbolize/symbol_choice.h"
@@ -182,6 +183,7 @@ absl::StatusOr<Kallsyms> Kallsyms::Parse(std::string text) {
 absl::StatusOr<Kallsyms> Kallsyms::Load(const std::string& path) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return TextFileOpenError(path, errno);
+  const absl::Cleanup close_fd = [fd] { close(fd); };
   // Blocks of 1 MiB (more for a longer line), each read full and its whole
   // lines parsed; the piece of a line at its end starts the next block.
   // /proc/kallsyms has no size to read ahead of time (st_size 0).
@@ -200,9 +202,7 @@ absl::StatusOr<Kallsyms> Kallsyms::Load(const std::string& path) {
       const ssize_t n = read(fd, block->data() + filled, block->size() - filled);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) {
-        const int e = errno;
-        close(fd);
-        return absl::PermissionDeniedError(absl::StrCat(path, ": ", std::strerror(e)));
+        return absl::PermissionDeniedError(absl::StrCat(path, ": ", std::strerror(errno)));
       }
       if (n == 0) {
         eof = true;
@@ -220,11 +220,9 @@ absl::StatusOr<Kallsyms> Kallsyms::Load(const std::string& path) {
     k.text_.push_back(std::move(block));
     if (last_nl == absl::string_view::npos) continue;
     if (absl::Status s = ParseLines(lines, &state); !s.ok()) {
-      close(fd);
       return absl::InvalidArgumentError(absl::StrCat(path, ": ", s.message()));
     }
   }
-  close(fd);
   if (absl::Status s = Finish(&state, &k); !s.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": ", s.message()));
   }
