@@ -112,8 +112,9 @@ absl::Status BackgroundSink::WriteAux(const aux::AuxtraceChunk& chunk,
 }
 
 absl::Status BackgroundSink::EndRound() {
+  // The round's end goes into the batch being filled, which is handed on
+  // when full: the renderer is woken by bytes, not by passes.
   current_->entries.push_back({Entry::kEndRound, 0, 0, nullptr});
-  HandOff(/*wake=*/true);  // the pass's one wake-up
   return Failure();
 }
 

@@ -15,13 +15,15 @@
 // every output gets; nothing is dropped here), and stalls() counts those
 // waits.
 //
-// Wake-ups: a batch is queued when it is full, but the renderer, when it
-// sleeps for want of work, is woken only at the batch that ends a round
-// (EndRound, once per drain pass), at Switch and Stop, before a hand-off
-// waits for room, and once kWakeBatches batches' worth wait (a pass far
-// larger than a batch, or side-band written without a round): so a drain
-// pass costs at most one wake-up, and none when the renderer is still busy
-// (it takes what was queued meanwhile before it sleeps). The renderer
+// Wake-ups: a batch is queued when it is full (a round's end is an entry in
+// it, not a hand-off), and the renderer, when it sleeps for want of work, is
+// woken only once kWakeBatches batches' worth wait, at Switch and Stop, and
+// before a hand-off waits for room: so the wake-ups follow the bytes
+// recorded, not the drain passes (a capture of 1 MB of records a second
+// wakes it about once a second, whatever its passes), and there are none
+// while the renderer is still busy (it takes what was queued meanwhile
+// before it sleeps). Nothing the renderer could write sooner waits for
+// this: its JSON Lines sink writes a megabyte at a time. The renderer
 // sleeps on a futex of its own, not a condition variable: a wake-up is two
 // system calls (its wait, the session's wake), where glibc's condition
 // variable made three, the woken thread unlocking a mutex its wait had
@@ -85,8 +87,8 @@ namespace perfring {
 
 class BackgroundSink : public RecordSink {
  public:
-  // A batch is handed on when it holds `batch_bytes` of records, at each
-  // EndRound, and before Switch and End. The default bound, 64 MiB, holds
+  // A batch is handed on when it holds `batch_bytes` of records, and before
+  // Switch and End. The default bound, 64 MiB, holds
   // about two seconds of `record -a -g -F max` on two CPUs (2 x 100,000
   // samples a second of about 150 bytes: some 30 MB/s of ring records): a
   // renderer that far behind costs the drain no wait.
@@ -95,8 +97,7 @@ class BackgroundSink : public RecordSink {
   // Finished batches kept for reuse; more are freed.
   static constexpr size_t kSpareBatches = 4;
   // A sleeping renderer is woken at a full batch once the queue holds this
-  // many batches' bytes (besides the round ends, Switch, Stop and a wait
-  // for room): a pass of a few batches wakes it once, at its end.
+  // many batches' bytes (besides Switch, Stop and a wait for room).
   static constexpr size_t kWakeBatches = 4;
   explicit BackgroundSink(RecordSink* inner, size_t batch_bytes = kDefaultBatchBytes,
                           size_t max_queued_bytes = kDefaultMaxQueuedBytes);
@@ -164,8 +165,8 @@ class BackgroundSink : public RecordSink {
   // The current batch to the renderer's queue (if it holds anything),
   // waiting while it would take the queue past max_queued_bytes_ (never
   // when it is empty; the renderer is woken first). `wake`: the batch ends
-  // a round (or the capture): a sleeping renderer is woken; otherwise only
-  // once wake_bytes_ are queued.
+  // the capture (Stop) or an output (Switch): a sleeping renderer is woken;
+  // otherwise only once wake_bytes_ are queued.
   void HandOff(bool wake);
   // Under mu_: if the renderer sleeps, marks it awake and counts the
   // wake-up; true: the caller wakes it (WakeRenderer) once it has unlocked.
