@@ -181,7 +181,31 @@ absl::Status ElfFile::Parse() {
     symbols_.push_back({c.start, c.end, absl::string_view(to, c.name.size())});
     to += c.name.size();
   }
+  IndexSymbols();
   return absl::OkStatus();
+}
+
+void ElfFile::IndexSymbols() {
+  starts_.clear();
+  first_in_bucket_.clear();
+  if (symbols_.empty()) return;
+  starts_.reserve(symbols_.size());
+  for (const Symbol& s : symbols_) starts_.push_back(s.start);
+  // About one symbol a bucket: the span over the symbols, rounded up to a
+  // power of two.
+  const uint64_t span = starts_.back() - starts_.front();
+  const uint64_t per_symbol = span / starts_.size();
+  bucket_shift_ = 0;
+  while (bucket_shift_ < 63 && (uint64_t{1} << bucket_shift_) < per_symbol) ++bucket_shift_;
+  const uint64_t buckets = (span >> bucket_shift_) + 1;
+  first_in_bucket_.reserve(buckets + 1);
+  size_t i = 0;
+  for (uint64_t b = 0; b <= buckets; ++b) {
+    // The first symbol whose start is at least the bucket's (starts_ sorted).
+    const uint64_t bucket_start = b < buckets ? starts_.front() + (b << bucket_shift_) : UINT64_MAX;
+    while (i < starts_.size() && starts_[i] < bucket_start) ++i;
+    first_in_bucket_.push_back(static_cast<uint32_t>(i));
+  }
 }
 
 std::vector<SymbolCandidate> ElfFile::ReadSymbols(void* section) {
@@ -297,11 +321,17 @@ std::optional<uint64_t> ElfFile::OffsetToVaddr(uint64_t offset) const {
 }
 
 const ElfFile::Symbol* ElfFile::Lookup(uint64_t vaddr) const {
-  auto it = std::upper_bound(symbols_.begin(), symbols_.end(), vaddr,
-                             [](uint64_t a, const Symbol& s) { return a < s.start; });
-  if (it == symbols_.begin()) return nullptr;
-  --it;
-  return vaddr < it->end ? &*it : nullptr;
+  // The last symbol starting at or before vaddr: std::upper_bound over the
+  // starts, narrowed to vaddr's bucket (the starts before it are all at or
+  // before vaddr, those from the next one on all after it).
+  if (starts_.empty() || vaddr < starts_.front()) return nullptr;
+  const uint64_t bucket = std::min<uint64_t>((vaddr - starts_.front()) >> bucket_shift_,
+                                             first_in_bucket_.size() - 2);
+  const auto begin = starts_.begin() + first_in_bucket_[bucket];
+  const auto end = starts_.begin() + first_in_bucket_[bucket + 1];
+  const size_t above = static_cast<size_t>(std::upper_bound(begin, end, vaddr) - starts_.begin());
+  const Symbol& s = symbols_[above - 1];
+  return vaddr < s.end ? &s : nullptr;
 }
 
 bool ElfFile::ReadAt(uint64_t offset, void* out, size_t size) const {
