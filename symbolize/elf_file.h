@@ -91,7 +91,7 @@ class ElfFile {
   absl::Status Parse();
   // The function symbols of a SHT_SYMTAB or SHT_DYNSYM section.
   std::vector<SymbolCandidate> ReadSymbols(void* section);
-  // Fills starts_ and first_in_bucket_ from symbols_ (final, sorted).
+  // Fills first_in_bucket_ from symbols_ (final, sorted).
   void IndexSymbols();
   // Appends the synthesized "name@plt" symbols (x86-64) to *out.
   void AddPltSymbols(std::vector<SymbolCandidate>* out);
@@ -112,11 +112,10 @@ class ElfFile {
   std::vector<Symbol> symbols_;
   // Lookup's index of symbols_ (a large binary's tens of thousands of
   // symbols: a binary search over them missed the cache at most of its
-  // steps, once per distinct address of a capture): their starts back to
-  // back, and for each bucket of 2^bucket_shift_ bytes from starts_[0] on,
-  // the first symbol starting in or after it (one more bucket at the end:
-  // starts_.size()). A lookup searches the few starts of its bucket.
-  std::vector<uint64_t> starts_;
+  // steps, once per distinct address of a capture): for each bucket of
+  // 2^bucket_shift_ bytes from the first symbol's start on, the first
+  // symbol starting in or after it (one more at the end: symbols_.size()).
+  // A lookup searches the few symbols of its bucket.
   std::vector<uint32_t> first_in_bucket_;
   int bucket_shift_ = 0;
   std::vector<Segment> segments_;
