@@ -526,15 +526,20 @@ std::vector<uint32_t> RowOrder(const Profile& profile, const std::vector<SortKey
                                const std::vector<uint32_t>& shown, bool children, bool call_graph,
                                bool caller_order) {
   // Ranks of strings in strcmp order (std::string's compare is unsigned bytewise as strcmp).
+  // The names are gathered first: a comparison then reads two names'
+  // characters, not the tables that lead to them (for the functions, two
+  // more cache misses each, about 16 comparisons a name).
   auto rank = [](size_t n, auto name_of) {
+    std::vector<absl::string_view> names(n);
+    for (uint32_t i = 0; i < n; ++i) names[i] = name_of(i);
     std::vector<uint32_t> by_name(n);
     for (uint32_t i = 0; i < n; ++i) by_name[i] = i;
     std::sort(by_name.begin(), by_name.end(),
-              [&](uint32_t a, uint32_t b) { return name_of(a) < name_of(b); });
+              [&](uint32_t a, uint32_t b) { return names[a] < names[b]; });
     std::vector<uint64_t> out(n);
     for (uint32_t i = 0; i < n; ++i)
       out[by_name[i]] =
-          i > 0 && name_of(by_name[i]) == name_of(by_name[i - 1]) ? out[by_name[i - 1]] : i;
+          i > 0 && names[by_name[i]] == names[by_name[i - 1]] ? out[by_name[i - 1]] : i;
     return out;
   };
   const Uses uses = UsesOf(sort);
@@ -892,10 +897,27 @@ void RenderEvent(const Profile& profile, const ReportOptions& options, uint32_t 
   const std::vector<uint32_t> class_of =
       call_graph && !contributions.empty() ? FrameClasses(profile) : std::vector<uint32_t>();
   // The rows order[begin, end), appended to *text.
+  // A row's cells read its Row, its location, its function and the name's
+  // characters, each a cache miss in a table of tens of thousands of rows
+  // (they come in weight order, not in memory order): each is asked for a
+  // few rows ahead, one step of the chain further each time.
+  auto prefetch_cells = [&](size_t at, size_t end) {
+    if (at + 12 < end) __builtin_prefetch(&rows[order[at + 12]]);
+    if (at + 8 < end) __builtin_prefetch(&profile.locations[rows[order[at + 8]].location]);
+    if (at + 4 < end) {
+      const uint32_t function = profile.locations[rows[order[at + 4]].location].function;
+      if (function != kNone) __builtin_prefetch(&profile.functions[function]);
+    }
+    if (at + 2 < end) {
+      const uint32_t function = profile.locations[rows[order[at + 2]].location].function;
+      if (function != kNone) __builtin_prefetch(profile.functions[function].name.data());
+    }
+  };
   auto write_rows = [&](size_t begin, size_t end, std::string* text) {
     text->reserve(text->size() + (end - begin) * row_width);
     PercentText percent_text[2];  // the value columns' last
     for (size_t at = begin; at < end; ++at) {
+      prefetch_cells(at, end);
       const uint32_t index = order[at];
       const Row& r = rows[index];
       // Written in place (one row per distinct key: a hundred thousand lines).
@@ -915,11 +937,14 @@ void RenderEvent(const Profile& profile, const ReportOptions& options, uint32_t 
           continue;
         }
         const SortKey k = options.sort[c - value_columns];
-        const size_t w = CellWidth(profile, srclines, k, r, comm_width);
+        // A left-aligned last cell is not padded: its width is not needed
+        // (measuring it reads the row's location and function a second time).
+        const bool padded = columns[c].right || c + 1 != columns.size();
+        const size_t w = padded ? CellWidth(profile, srclines, k, r, comm_width) : 0;
         const size_t pad = w < widths[c] ? widths[c] - w : 0;
         if (columns[c].right) text->append(pad, ' ');
         AppendCell(profile, srclines, k, r, comm_width, text);
-        if (!columns[c].right && c + 1 != columns.size()) text->append(pad, ' ');
+        if (!columns[c].right && padded) text->append(pad, ' ');
       }
       text->push_back('\n');
       if (!call_graph || drawn_index[index] == kNone) continue;

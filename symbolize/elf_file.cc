@@ -181,7 +181,30 @@ absl::Status ElfFile::Parse() {
     symbols_.push_back({c.start, c.end, absl::string_view(to, c.name.size())});
     to += c.name.size();
   }
+  IndexSymbols();
   return absl::OkStatus();
+}
+
+void ElfFile::IndexSymbols() {
+  first_in_bucket_.clear();
+  if (symbols_.empty()) return;
+  // About four symbols a bucket (two or three cache lines of them to
+  // search), the bucket a power of two bytes: a byte of index a symbol.
+  const uint64_t first = symbols_.front().start;
+  const uint64_t span = symbols_.back().start - first;
+  const uint64_t per_symbol = span / symbols_.size();
+  bucket_shift_ = 0;
+  while (bucket_shift_ < 61 && (uint64_t{1} << bucket_shift_) < per_symbol) ++bucket_shift_;
+  bucket_shift_ += 2;
+  const uint64_t buckets = (span >> bucket_shift_) + 1;
+  first_in_bucket_.reserve(buckets + 1);
+  size_t i = 0;
+  for (uint64_t b = 0; b <= buckets; ++b) {
+    // The first symbol whose start is at least the bucket's (symbols_ sorted).
+    const uint64_t bucket_start = b < buckets ? first + (b << bucket_shift_) : UINT64_MAX;
+    while (i < symbols_.size() && symbols_[i].start < bucket_start) ++i;
+    first_in_bucket_.push_back(static_cast<uint32_t>(i));
+  }
 }
 
 std::vector<SymbolCandidate> ElfFile::ReadSymbols(void* section) {
@@ -297,11 +320,18 @@ std::optional<uint64_t> ElfFile::OffsetToVaddr(uint64_t offset) const {
 }
 
 const ElfFile::Symbol* ElfFile::Lookup(uint64_t vaddr) const {
-  auto it = std::upper_bound(symbols_.begin(), symbols_.end(), vaddr,
-                             [](uint64_t a, const Symbol& s) { return a < s.start; });
-  if (it == symbols_.begin()) return nullptr;
-  --it;
-  return vaddr < it->end ? &*it : nullptr;
+  // The last symbol starting at or before vaddr: std::upper_bound over the
+  // symbols, narrowed to vaddr's bucket (the symbols before it all start at
+  // or before vaddr, those from the next one on all after it).
+  if (symbols_.empty() || vaddr < symbols_.front().start) return nullptr;
+  const uint64_t bucket = std::min<uint64_t>((vaddr - symbols_.front().start) >> bucket_shift_,
+                                             first_in_bucket_.size() - 2);
+  const auto begin = symbols_.begin() + first_in_bucket_[bucket];
+  const auto end = symbols_.begin() + first_in_bucket_[bucket + 1];
+  const auto above = std::upper_bound(begin, end, vaddr,
+                                      [](uint64_t a, const Symbol& s) { return a < s.start; });
+  const Symbol& s = *(above - 1);
+  return vaddr < s.end ? &s : nullptr;
 }
 
 bool ElfFile::ReadAt(uint64_t offset, void* out, size_t size) const {

@@ -91,6 +91,8 @@ class ElfFile {
   absl::Status Parse();
   // The function symbols of a SHT_SYMTAB or SHT_DYNSYM section.
   std::vector<SymbolCandidate> ReadSymbols(void* section);
+  // Fills first_in_bucket_ from symbols_ (final, sorted).
+  void IndexSymbols();
   // Appends the synthesized "name@plt" symbols (x86-64) to *out.
   void AddPltSymbols(std::vector<SymbolCandidate>* out);
 
@@ -108,6 +110,14 @@ class ElfFile {
   absl::string_view symbol_table_;
   bool has_debug_info_ = false;
   std::vector<Symbol> symbols_;
+  // Lookup's index of symbols_ (a large binary's tens of thousands of
+  // symbols: a binary search over them missed the cache at most of its
+  // steps, once per distinct address of a capture): for each bucket of
+  // 2^bucket_shift_ bytes from the first symbol's start on, the first
+  // symbol starting in or after it (one more at the end: symbols_.size()).
+  // A lookup searches the few symbols of its bucket.
+  std::vector<uint32_t> first_in_bucket_;
+  int bucket_shift_ = 0;
   std::vector<Segment> segments_;
   // While parsing: the sections PLT names come from (Elf_Scn*), the machine.
   void* rela_plt_ = nullptr;

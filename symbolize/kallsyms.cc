@@ -8,6 +8,7 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/numbers.h"
@@ -161,10 +162,8 @@ absl::Status Kallsyms::Finish(ParseState* state, Kallsyms* k) {
   // perf's choice among aliases and its ends (symbol_choice.h): of
   // aliases (no sizes in kallsyms) the last one listed gets the size.
   ChooseSymbols(&state->candidates);
-  k->symbols_.reserve(state->candidates.size());
-  for (const SymbolCandidate& c : state->candidates) {
-    k->symbols_.push_back({c.start, c.end, c.name, state->modules[c.index]});
-  }
+  k->symbols_ = std::move(state->candidates);
+  k->modules_ = std::move(state->modules);
   return absl::OkStatus();
 }
 

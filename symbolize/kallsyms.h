@@ -3,7 +3,7 @@
 // (types t, T, w, W) are kept, sorted by address; each ends where the next
 // one starts (kallsyms has no sizes), and of aliases the one perf shows is
 // kept (symbol_choice.h: the last one listed), as perf's kallsyms loader does.
-// Module symbols carry their module's name ("ext4").
+// Module symbols carry their module's name ("ext4": module()).
 //
 // Immutable once parsed: const calls are thread-safe. Returned names point
 // into the object.
@@ -18,16 +18,18 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "symbolize/symbol_choice.h"
 
 namespace perfring::symbolize {
 
 class Kallsyms {
  public:
-  struct Symbol {
-    uint64_t start = 0, end = 0;
-    absl::string_view name;
-    absl::string_view module;  // empty: the kernel image
-  };
+  // A text symbol: its start, end (where the next one starts) and name, and
+  // in `index` its module (module()). The chosen ones of ChooseSymbols'
+  // candidates, kept where they were chosen: /proc/kallsyms has about
+  // 120,000 of them, and a copy was 5 MB of fresh pages while the
+  // resolution waited for the table.
+  using Symbol = SymbolCandidate;
 
   // Parses kallsyms text. InvalidArgument when a line is malformed (the
   // message names the line) or when every address is 0 (kptr_restrict hid
@@ -46,6 +48,9 @@ class Kallsyms {
   // The address of the first symbol named `name` ("_text", "_stext").
   std::optional<uint64_t> AddressOf(absl::string_view name) const;
   const std::vector<Symbol>& symbols() const { return symbols_; }
+  // The module of `symbol` (one of symbols()): its name ("ext4"), empty for
+  // the kernel image.
+  absl::string_view module(const Symbol& symbol) const { return modules_[symbol.index]; }
 
  private:
   struct ParseState;  // the candidates and counts of a parse (kallsyms.cc)
@@ -60,6 +65,7 @@ class Kallsyms {
   // (each string's bytes stay where they are across moves).
   std::vector<std::unique_ptr<std::string>> text_;
   std::vector<Symbol> symbols_;
+  std::vector<absl::string_view> modules_;  // Symbol::index's names ([0]: the kernel image, empty)
   std::optional<uint64_t> text_start_, stext_start_;
 };
 

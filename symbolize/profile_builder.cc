@@ -839,13 +839,14 @@ uint32_t Builder::ResolveKernel(uint64_t address) {
   if (k != nullptr) {
     // Core kernel symbols move with KASLR; module addresses are absolute.
     sym = k->Lookup(address - static_cast<uint64_t>(kernel_delta_));
-    if (sym != nullptr && sym->module.empty()) {
+    if (sym != nullptr && k->module(*sym).empty()) {
       lookup = address - static_cast<uint64_t>(kernel_delta_);
     } else {
       sym = k->Lookup(address);
     }
     if (sym != nullptr) {
-      dso = sym->module.empty() ? kernel_dso_ : DsoIndex(absl::StrCat("[", sym->module, "]"), true);
+      const absl::string_view module = k->module(*sym);
+      dso = module.empty() ? kernel_dso_ : DsoIndex(absl::StrCat("[", module, "]"), true);
     }
   }
   if (map != nullptr && dso == map->dso) loc.dso_offset = address - map->start + map->pgoff;

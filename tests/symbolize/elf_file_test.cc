@@ -6,6 +6,7 @@
 
 #include <elf.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <utility>
@@ -81,6 +82,50 @@ TEST_F(ElfFileTest, SymtabNamesEveryFunctionAsNmDoes) {
   EXPECT_EQ(inside->name, "_ZN2ns6Widget6methodEi");
   EXPECT_EQ((*f)->Lookup(0), nullptr);  // below every symbol
   EXPECT_TRUE((*f)->has_debug_info());
+}
+
+// Lookup's bucket index (elf_file.h) answers as a binary search over all
+// the symbols does, at every address of a file whose symbols are uneven:
+// tiny and large functions, padding between them (aligned ones), before the
+// first and after the last.
+TEST_F(ElfFileTest, LookupAnswersAsASearchOfAllSymbolsAtEveryAddress) {
+  std::string source;
+  for (int i = 0; i < 600; ++i) {
+    const char* align = i % 7 == 0 ? "__attribute__((aligned(512))) " : "";
+    absl::StrAppend(&source, "extern \"C\" ", align, "__attribute__((noinline)) int f", i,
+                    "(int x) {");
+    // Every fifth a long one: a loop over a table of its own.
+    if (i % 5 == 0) {
+      absl::StrAppend(&source, " static volatile int t[64]; int s = 0;",
+                      " for (int k = 0; k < 64; ++k) s += t[k] * (x + ", i, ") % (k + 3);",
+                      " return s ^ (x * ", i, " + 1) % 97; }\n");
+    } else {
+      absl::StrAppend(&source, " return x + ", i, "; }\n");
+    }
+  }
+  absl::StrAppend(&source, "int main(int argc, char**) { return f1(argc); }\n");
+  const std::string path = Compile(dir_, "uneven", source, "-O1");
+  ASSERT_FALSE(path.empty());
+  absl::StatusOr<std::unique_ptr<ElfFile>> f = ElfFile::Open(path);
+  ASSERT_TRUE(f.ok()) << f.status();
+  const std::vector<ElfFile::Symbol>& symbols = (*f)->symbols();
+  ASSERT_GT(symbols.size(), 600u);
+  auto searched = [&symbols](uint64_t vaddr) -> const ElfFile::Symbol* {
+    auto it = std::upper_bound(symbols.begin(), symbols.end(), vaddr,
+                               [](uint64_t a, const ElfFile::Symbol& s) { return a < s.start; });
+    if (it == symbols.begin()) return nullptr;
+    --it;
+    return vaddr < it->end ? &*it : nullptr;
+  };
+  const uint64_t first = symbols.front().start, last = symbols.back().end;
+  size_t named = 0;
+  for (uint64_t v = first > 64 ? first - 64 : 0; v < last + 64; ++v) {
+    const ElfFile::Symbol* expected = searched(v);
+    ASSERT_EQ((*f)->Lookup(v), expected) << "at 0x" << std::hex << v;
+    named += expected != nullptr;
+  }
+  EXPECT_GT(named, 0u);
+  EXPECT_EQ((*f)->Lookup(~uint64_t{0}), searched(~uint64_t{0}));
 }
 
 TEST_F(ElfFileTest, OffsetsBecomeAddressesThroughEachLoadSegment) {
