@@ -29,10 +29,6 @@ char* AlignedBuffer(size_t bytes, size_t alignment) {
   return static_cast<char*>(p);
 }
 
-}  // namespace
-
-namespace {
-
 // `bytes` rounded up to a multiple of the direct writes' alignment (as it is
 // when buffered).
 size_t Aligned(const perfdata::DirectWrites& out, size_t bytes) {
