@@ -29,6 +29,10 @@ namespace {
 // Records go to the file in writes of at least this much, or at the end of
 // the first round a second after the last write (kFlushInterval).
 constexpr size_t kBufferSize = 4 << 20;
+// What Begin writes of the buffer, and the held samples it makes room for:
+// about what `record -a -g -F 50000` on two CPUs fills in its first rounds.
+constexpr size_t kPrefaultBytes = 2 << 20;
+constexpr size_t kPrefaultHeldSamples = 32 << 10;
 constexpr std::chrono::steady_clock::duration kFlushInterval = std::chrono::seconds(1);
 // Mapped output (file mode): the file is reserved and mapped this much at a
 // time. At most this much of the file is resident in perfring at once; four
@@ -132,7 +136,7 @@ Writer::Writer(OutputFile output)
       path_(output.path),
       output_(std::move(output)),
       mapped_output_(!pipe_mode_),
-      buffer_(new uint8_t[kBufferSize]) {}  // not zeroed: its pages are touched as used
+      buffer_(new uint8_t[kBufferSize]) {}  // not zeroed: Begin writes its first part
 
 Writer::~Writer() {
   if (window_ != nullptr) munmap(window_, window_size_);
@@ -245,6 +249,17 @@ absl::Status Writer::Begin(const EventTable& events, const RecordingInfo& info) 
   PERFDATA_RETURN_IF_ERROR(CheckState(false));
   if (events.size() == 0) return absl::InvalidArgumentError("perf.data writer: no events");
   begun_ = true;
+  // Before `record` enables the events: the memory a fast capture's first
+  // rounds take is written now, since a page first touched while the capture
+  // samples costs several times more (the sampling interrupts land in the
+  // page fault): the buffer's first kPrefaultBytes and room for
+  // kPrefaultHeldSamples held samples.
+  std::memset(buffer_.get(), 0, kPrefaultBytes);
+  if (held_samples_.capacity() < kPrefaultHeldSamples) {
+    const size_t held = held_samples_.size();
+    held_samples_.resize(kPrefaultHeldSamples, HeldSample(0, 0, 0, 0, 0));
+    held_samples_.resize(held);
+  }
   last_flush_ = std::chrono::steady_clock::now();
   rate_since_ = last_flush_;
   events_ = events;

@@ -126,6 +126,10 @@ class Writer {
   // the pipe header, HEADER_ATTRs and HEADER_FEATUREs (pipe mode). `events`
   // gives each event's attr, name and kernel ids; it is copied (used to find
   // a sample's layout). In pipe mode an event may have at most 8174 ids.
+  // Also writes once the memory a fast capture's first rounds take (2 MiB
+  // of the 4 MiB buffer, room for 32 Ki held samples: 3 MiB): `record`
+  // begins its outputs before it enables the events, and a page first
+  // touched while a capture samples costs several times more.
   absl::Status Begin(const EventTable& events, const RecordingInfo& info);
 
   // Appends one record (`size` bytes at `bytes`, header.size == size, a

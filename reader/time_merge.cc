@@ -13,6 +13,14 @@ size_t TimeOrderedMerge::CopyIn(const RecordView& rec) {
   return offset;
 }
 
+void TimeOrderedMerge::Reserve(size_t records) {
+  if (held_.capacity() >= records) return;
+  const size_t size = held_.size();
+  held_.reserve(records);
+  held_.resize(records);  // value-initialized: every page written
+  held_.resize(size);     // the capacity stays
+}
+
 void TimeOrderedMerge::Compact() {
   if (live_ == 0) {
     released_before_ = pushes_;

@@ -57,6 +57,12 @@ class TimeOrderedMerge {
   template <typename Fn>
   size_t Finish(Fn&& fn);
 
+  // Room for `records` held records without growing, its memory written
+  // once here: for a caller about to push fast, whose first rounds would
+  // otherwise fault the pages in as the entries grow (and copy them at each
+  // growth). Nothing held changes.
+  void Reserve(size_t records);
+
   // Records held.
   size_t pending() const { return live_; }
   // Records pushed so far (the first is number 0).

@@ -53,8 +53,29 @@ absl::Status BackgroundSink::Begin(const EventTable& events) {
   tag_of_.clear();
   for (int e = 0; e < static_cast<int>(events.size()); ++e) tag_of_[&events.at(e)] = static_cast<uint32_t>(e + 1);
   if (absl::Status s = inner_->Begin(events); !s.ok()) return s;
-  if (!renderer_.joinable()) renderer_ = std::thread([this] { Run(); });
+  if (!renderer_.joinable()) {
+    Prefault();
+    renderer_ = std::thread([this] { Run(); });
+  }
   return absl::OkStatus();
+}
+
+void BackgroundSink::Prefault() {
+  const size_t words = (batch_bytes_ + 7) / 8;
+  const auto written = [words](Batch* batch) {
+    if (batch->capacity >= words) return;
+    batch->words.reset(new uint64_t[words]());  // value-initialized: every page written
+    batch->capacity = words;
+  };
+  written(current_.get());
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    while (free_.size() < kSpareBatches) {
+      free_.push_back(std::make_unique<Batch>());
+      written(free_.back().get());
+    }
+  }
+  merge_.Reserve(kReservedRecords);
 }
 
 size_t BackgroundSink::Append(const uint8_t* bytes, uint32_t size) {
@@ -62,7 +83,8 @@ size_t BackgroundSink::Append(const uint8_t* bytes, uint32_t size) {
   const size_t offset = batch.bytes;
   const size_t words = (offset + size + 7) / 8;
   if (batch.capacity < words) {
-    const size_t capacity = std::max(words, batch_bytes_ / 8 + 1);
+    // A new batch (or one record larger than a whole batch, alone in it).
+    const size_t capacity = std::max(words, (batch_bytes_ + 7) / 8);
     std::unique_ptr<uint64_t[]> grown(new uint64_t[capacity]);  // default-initialized: not zeroed
     if (offset != 0) std::memcpy(grown.get(), batch.words.get(), offset);
     batch.words = std::move(grown);
@@ -70,28 +92,100 @@ size_t BackgroundSink::Append(const uint8_t* bytes, uint32_t size) {
   }
   std::memcpy(reinterpret_cast<uint8_t*>(batch.words.get()) + offset, bytes, size);
   batch.bytes = words * 8;
+  largest_batch_bytes_ = std::max(largest_batch_bytes_, batch.bytes);
   return offset;
 }
 
+void BackgroundSink::MakeRoom(size_t size) {
+  if (current_->bytes != 0 && current_->bytes + size > batch_bytes_) HandOff(/*wake=*/false);
+}
+
 absl::Status BackgroundSink::Write(const RecordView& rec, const EventInfo* event) {
+  MakeRoom(rec.size);
   const size_t offset = Append(rec.bytes, rec.size);
   current_->entries.push_back({Entry::kWrite, rec.size, offset, event});
   if (current_->bytes >= batch_bytes_) HandOff(/*wake=*/false);
   return Failure();
 }
 
+namespace {
+
+// `n` bytes from offset `pos` of `pieces` laid back to back, into `out`.
+void CopyOut(absl::Span<const absl::Span<const uint8_t>> pieces, size_t pos, size_t n, uint8_t* out) {
+  for (const absl::Span<const uint8_t>& piece : pieces) {
+    if (n == 0) return;
+    if (pos >= piece.size()) {
+      pos -= piece.size();
+      continue;
+    }
+    const size_t take = std::min(piece.size() - pos, n);
+    std::memcpy(out, piece.data() + pos, take);
+    out += take;
+    n -= take;
+    pos = 0;
+  }
+}
+
+}  // namespace
+
+bool BackgroundSink::CutRingRecords(absl::Span<const absl::Span<const uint8_t>> pieces, size_t total) {
+  cuts_.clear();
+  size_t filled = current_->bytes;  // in the batch the part before `pos` goes to
+  size_t part = 0;                  // where that part begins
+  for (size_t pos = 0; pos < total;) {
+    perf_event_header header;
+    if (total - pos < sizeof header) return false;
+    CopyOut(pieces, pos, sizeof header, reinterpret_cast<uint8_t*>(&header));
+    if (header.size < 8 || header.size % 8 != 0 || header.size > total - pos) return false;
+    // A record that does not fit after what the batch holds starts the next one.
+    if (filled + (pos - part) != 0 && filled + (pos - part) + header.size > batch_bytes_) {
+      cuts_.push_back(pos);
+      filled = 0;
+      part = pos;
+    }
+    pos += header.size;
+  }
+  return true;
+}
+
+void BackgroundSink::AppendRingPart(absl::Span<const absl::Span<const uint8_t>> pieces, size_t begin,
+                                    size_t end) {
+  if (begin == end) return;
+  // Piece by piece: a piece ends at an 8-byte boundary (a ring's split, and
+  // every record's end), so the bytes stay back to back in the batch.
+  size_t offset = SIZE_MAX, pos = 0;
+  for (const absl::Span<const uint8_t>& piece : pieces) {
+    const size_t from = std::max(begin, pos), to = std::min(end, pos + piece.size());
+    if (from < to) {
+      const size_t at = Append(piece.data() + (from - pos), static_cast<uint32_t>(to - from));
+      if (offset == SIZE_MAX) offset = at;
+    }
+    pos += piece.size();
+  }
+  current_->entries.push_back({Entry::kRing, static_cast<uint32_t>(end - begin), offset, nullptr});
+}
+
 absl::Status BackgroundSink::WriteRingRecords(absl::Span<const absl::Span<const uint8_t>> pieces) {
   // The pieces back to back: a record split between them is whole again
   // (a ring's split falls at an 8-byte boundary, as Append keeps them).
-  size_t offset = SIZE_MAX, size = 0;
-  for (const absl::Span<const uint8_t>& piece : pieces) {
-    if (piece.empty()) continue;
-    const size_t at = Append(piece.data(), static_cast<uint32_t>(piece.size()));
-    if (offset == SIZE_MAX) offset = at;
-    size += piece.size();
+  size_t total = 0;
+  for (const absl::Span<const uint8_t>& piece : pieces) total += piece.size();
+  if (total == 0) return Failure();
+  // Longer than the batch has room for: cut at records' ends into parts
+  // that fill batches, so that a batch never grows (and no batch's bytes are
+  // copied again into a larger one). A span that does not walk as records
+  // goes whole, for the renderer to report as the walk would.
+  if (current_->bytes + total > batch_bytes_ && CutRingRecords(pieces, total)) {
+    size_t begin = 0;
+    for (const size_t cut : cuts_) {
+      AppendRingPart(pieces, begin, cut);
+      HandOff(/*wake=*/false);
+      begin = cut;
+    }
+    AppendRingPart(pieces, begin, total);
+  } else {
+    AppendRingPart(pieces, 0, total);
   }
-  if (size == 0) return Failure();
-  current_->entries.push_back({Entry::kRing, static_cast<uint32_t>(size), offset, nullptr});
   if (current_->bytes >= batch_bytes_) HandOff(/*wake=*/false);
   return Failure();
 }
@@ -99,6 +193,7 @@ absl::Status BackgroundSink::WriteRingRecords(absl::Span<const absl::Span<const 
 absl::Status BackgroundSink::WriteAuxInfo(absl::Span<const uint8_t> record) {
   if (record.size() > UINT32_MAX) return absl::InvalidArgumentError("AUXTRACE_INFO record too large");
   const auto size = static_cast<uint32_t>(record.size());
+  MakeRoom(size);
   const size_t offset = Append(record.data(), size);
   current_->entries.push_back({Entry::kAuxInfo, size, offset, nullptr});
   return Failure();
@@ -355,6 +450,8 @@ uint64_t BackgroundSink::wakeups() const {
   std::lock_guard<std::mutex> lock(mu_);
   return wakeups_;
 }
+
+size_t BackgroundSink::largest_batch_bytes() const { return largest_batch_bytes_; }
 
 size_t BackgroundSink::peak_queued_bytes() const {
   std::lock_guard<std::mutex> lock(mu_);

@@ -32,8 +32,8 @@
 // renderer's wake-ups.
 //
 // Memory: at most max_queued_bytes of queued records, plus the batch
-// being filled and the one being rendered (each batch_bytes, or one ring
-// span more), plus at most kSpareBatches finished batches kept for reuse
+// being filled and the one being rendered (each batch_bytes, or one record
+// larger than that), plus at most kSpareBatches finished batches kept for reuse
 // (the rest are freed to the allocator; whether it gives them back to the
 // system is its choice: `perfring record` has glibc keep freed memory for
 // the capture's next burst, cli/record_command.cc's mallopt, so its RSS
@@ -41,9 +41,11 @@
 // the merge still holds (below: at most about two rounds of records); the
 // Entry list per batch is 24 bytes a span or record on top.
 //
-// The rings' records (TakesRingRecords: yes) are copied a ring's spans at a
-// time, and the renderer puts them in time order for the inner sink with
-// the session's merge rule (reader/time_merge.h: a round's release at each
+// The rings' records (TakesRingRecords: yes) are copied a ring's span at a
+// time, cut at a record's end where a batch is full (a batch is never grown
+// and copied again for a span: every batch is batch_bytes, reused as it
+// is), and the renderer puts them in time order for the inner sink with the
+// session's merge rule (reader/time_merge.h: a round's release at each
 // EndRound; every record held released before a Write, which the session
 // makes only once its own merge is finished, and at Switch and End): so the
 // merge's work is off the drain thread. The merge holds the records where
@@ -96,6 +98,9 @@ class BackgroundSink : public RecordSink {
   static constexpr size_t kDefaultMaxQueuedBytes = 64 << 20;
   // Finished batches kept for reuse; more are freed.
   static constexpr size_t kSpareBatches = 4;
+  // Records the merge has room for from Begin (24 bytes each): about two
+  // rounds of `record -a -F 50000` on two CPUs; more grow it.
+  static constexpr size_t kReservedRecords = 32 << 10;
   // A sleeping renderer is woken at a full batch once the queue holds this
   // many batches' bytes (besides Switch, Stop and a wait for room).
   static constexpr size_t kWakeBatches = 4;
@@ -106,7 +111,13 @@ class BackgroundSink : public RecordSink {
   BackgroundSink& operator=(const BackgroundSink&) = delete;
 
   // Keeps `events` (alive until End, as RecordSink says) to resolve and
-  // time ring records; then starts the renderer.
+  // time ring records; then starts the renderer. The first time, it first
+  // writes once the memory the capture's first rounds need: the batch to
+  // fill, kSpareBatches spare ones and the merge's room for kReservedRecords
+  // records (about 2 MiB at the default sizes): a page the capture first
+  // touches while it samples costs several times more (the sampling
+  // interrupts land in the page fault) than one touched before the events
+  // are enabled, which the session does after Begin.
   absl::Status Begin(const EventTable& events) override;
   absl::Status Write(const RecordView& rec, const EventInfo* event) override;
   bool TakesRingRecords() const override { return true; }
@@ -135,6 +146,10 @@ class BackgroundSink : public RecordSink {
   // batches queued, not the one it held): at most max_queued_bytes, but
   // for a single batch larger than that.
   size_t peak_queued_bytes() const;
+  // The most bytes of records one batch held: batch_bytes (rounded up to 8),
+  // unless a single record is larger (it then has a batch of its own, or a
+  // ring span that does not walk as records goes whole into one).
+  size_t largest_batch_bytes() const;
 
  private:
   struct Entry {
@@ -160,8 +175,24 @@ class BackgroundSink : public RecordSink {
     }
   };
 
-  // Copies `size` bytes into the current batch; its offset there.
+  // Begin's: allocates and writes the current batch, kSpareBatches spare
+  // ones and the merge's room.
+  void Prefault();
+  // Copies `size` bytes into the current batch; its offset there. A batch
+  // is allocated (batch_bytes) when it is first filled; it grows only for
+  // what does not fit into an empty one.
   size_t Append(const uint8_t* bytes, uint32_t size);
+  // Hands the current batch on when it holds records and `size` more bytes
+  // would take it past batch_bytes_.
+  void MakeRoom(size_t size);
+  // Where a ring span of `total` bytes must be cut (at records' ends) so
+  // that its parts fill the current batch and then fresh ones without
+  // growing any: into cuts_ (a cut at 0: the current batch is handed on
+  // first). False when the span does not walk as records.
+  bool CutRingRecords(absl::Span<const absl::Span<const uint8_t>> pieces, size_t total);
+  // Bytes [begin, end) of the pieces laid back to back, into the current
+  // batch as one kRing entry (nothing when empty).
+  void AppendRingPart(absl::Span<const absl::Span<const uint8_t>> pieces, size_t begin, size_t end);
   // The current batch to the renderer's queue (if it holds anything),
   // waiting while it would take the queue past max_queued_bytes_ (never
   // when it is empty; the renderer is woken first). `wake`: the batch ends
@@ -195,6 +226,8 @@ class BackgroundSink : public RecordSink {
   const size_t max_queued_bytes_;
   const size_t wake_bytes_;  // kWakeBatches batches
   std::unique_ptr<Batch> current_;  // the session's thread's
+  std::vector<size_t> cuts_;        // the session's thread's (CutRingRecords')
+  size_t largest_batch_bytes_ = 0;  // the session's thread's
   const EventTable* events_ = nullptr;  // Begin's
   absl::flat_hash_map<const EventInfo*, uint32_t> tag_of_;  // Begin's: events_'s tags
   // The renderer thread's (kFinish entries flush it there too); holds ring

@@ -18,19 +18,31 @@
 namespace perfring {
 namespace {
 
-// `bytes` of memory aligned to `alignment`, at least a page.
+// `bytes` of memory aligned to `alignment`, at least a page, written once
+// (zeroed): its pages are faulted in now, when the sink is made before a
+// capture samples, not by the first lines, when a fault costs several times
+// more (the sampling interrupts land in it).
 char* AlignedBuffer(size_t bytes, size_t alignment) {
   void* p = nullptr;
   if (posix_memalign(&p, std::max<size_t>(alignment, 4096), bytes) != 0) throw std::bad_alloc();
+  std::memset(p, 0, bytes);
   return static_cast<char*>(p);
+}
+
+// `bytes` rounded up to a multiple of the direct writes' alignment (as it is
+// when buffered).
+size_t Aligned(const perfdata::DirectWrites& out, size_t bytes) {
+  return out.active() ? (bytes + out.alignment() - 1) / out.alignment() * out.alignment() : bytes;
 }
 
 }  // namespace
 
 JsonLinesSink::JsonLinesSink(perfdata::DirectWrites out, size_t buffer_bytes)
     : out_(std::move(out)),
-      buffer_bytes_(out_.active() ? (buffer_bytes + out_.alignment() - 1) / out_.alignment() * out_.alignment()
-                                  : buffer_bytes),
+      buffer_bytes_(Aligned(out_, buffer_bytes)),
+      slow_flush_bytes_(std::min(buffer_bytes_, Aligned(out_, kSlowFlushBytes))),
+      flush_bytes_(slow_flush_bytes_),
+      last_flush_(std::chrono::steady_clock::now()),
       buffer_(AlignedBuffer(buffer_bytes_ + kSlackBytes, out_.alignment())) {}
 
 JsonLinesSink::~JsonLinesSink() { FlushAll().IgnoreError(); }
@@ -64,7 +76,7 @@ absl::Status JsonLinesSink::Append(const uint8_t* bytes, uint32_t size, const Ev
     }
     if (line == SampleLine::kWritten) {
       used_ = static_cast<size_t>(pos - buffer_.get());
-      return used_ >= buffer_bytes_ ? Flush() : absl::OkStatus();
+      return used_ >= flush_bytes_ ? Flush() : absl::OkStatus();
     }
     // kNotFixedSample, or a line longer than the whole buffer: as any record.
   }
@@ -94,7 +106,7 @@ absl::Status JsonLinesSink::AppendText(std::string_view text) {
   }
   std::memcpy(buffer_.get() + used_, text.data(), text.size());
   used_ += text.size();
-  return used_ >= buffer_bytes_ ? Flush() : absl::OkStatus();
+  return used_ >= flush_bytes_ ? Flush() : absl::OkStatus();
 }
 
 absl::Status JsonLinesSink::EndRound() { return absl::OkStatus(); }
@@ -130,6 +142,11 @@ absl::Status JsonLinesSink::Flush() {
   // What was not written stays buffered.
   if (done != 0) std::memmove(buffer_.get(), buffer_.get() + done, used_ - done);
   used_ -= done;
+  // Lines coming fast: the next write takes the whole buffer; else the slow size.
+  const auto now = std::chrono::steady_clock::now();
+  const double seconds = std::chrono::duration<double>(now - last_flush_).count();
+  flush_bytes_ = static_cast<double>(done) > kFastBytesPerSecond * seconds ? buffer_bytes_ : slow_flush_bytes_;
+  last_flush_ = now;
   return status;
 }
 

@@ -355,5 +355,26 @@ TEST(TimeOrderedMergeTest, ReleasedRunContinuedThenOlderRecords) {
   EXPECT_EQ(out.tags.back(), 5u);
 }
 
+// Reserve, between rounds and with records held, changes nothing that
+// comes out: the held records, their order and the round rule stay.
+TEST(TimeOrderedMergeTest, ReserveKeepsWhatIsHeld) {
+  TimeOrderedMerge merge;
+  Released released;
+  merge.Reserve(4);  // before anything: room only
+  Push(merge, 30, 3);
+  Push(merge, 10, 1);
+  merge.EndRound(released);  // round 1: nothing out; the limit is 30
+  merge.Reserve(1000);      // three held records grow into it
+  Push(merge, 20, 2);
+  Push(merge, 40, 4);
+  EXPECT_EQ(merge.pending(), 4u);
+  merge.EndRound(released);  // up to 30
+  EXPECT_EQ(released.tags, (std::vector<uint64_t>{1, 2, 3}));
+  merge.Reserve(10);  // smaller than what it has: nothing
+  merge.Finish(released);
+  EXPECT_EQ(released.tags, (std::vector<uint64_t>{1, 2, 3, 4}));
+  EXPECT_EQ(merge.pending(), 0u);
+}
+
 }  // namespace
 }  // namespace perfring

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "gtest/gtest.h"
 #include "reader/time_merge.h"
 #include "tests/record/memory_sink.h"
+#include "tests/record/page_faults.h"
 
 namespace perfring {
 namespace {
@@ -48,6 +50,25 @@ void AddTimedEvent(EventTable* table, const std::string& name = "") {
 }
 
 uint64_t NumberOf(const StoredRecord& r) { return r.words.size() == 2 ? r.words[1] : ~uint64_t{0}; }
+
+// A `bytes`-byte SAMPLE record (a multiple of 8, at least 16) whose first
+// body word is `time`, the rest zero.
+std::vector<uint64_t> Sized(uint64_t time, uint16_t bytes) {
+  perf_event_header header{PERF_RECORD_SAMPLE, 0, bytes};
+  std::vector<uint64_t> words(bytes / 8);
+  std::memcpy(words.data(), &header, sizeof header);
+  words[1] = time;
+  return words;
+}
+
+// Takes every call and keeps nothing (no memory of its own).
+class DroppingSink : public RecordSink {
+ public:
+  absl::Status Begin(const EventTable&) override { return absl::OkStatus(); }
+  absl::Status Write(const RecordView&, const EventInfo*) override { return absl::OkStatus(); }
+  absl::Status EndRound() override { return absl::OkStatus(); }
+  absl::Status End(const CaptureSummary&) override { return absl::OkStatus(); }
+};
 
 // A MemorySink that counts 16 bytes a record (Numbered's size) as written:
 // BackgroundSink::BytesWritten then says how many records the renderer has
@@ -458,6 +479,146 @@ TEST(BackgroundSink, RingRecordsHeldAtEndAreReleased) {
   ASSERT_EQ(inner.records.size(), 2u);
   EXPECT_EQ(NumberOf(inner.records[0]), 3u);
   EXPECT_EQ(NumberOf(inner.records[1]), 7u);
+}
+
+// A ring span longer than the room the current batch has left is cut at a
+// record's end into parts that fill batches: no batch holds more than
+// batch_bytes (none is grown and copied again), records split across a
+// ring's wrap included, and the inner sink gets the records in the order the
+// session's merge would release them.
+TEST(BackgroundSink, ARingSpanLongerThanABatchHasRoomForIsCutAtRecordsEnds) {
+  EventTable table;
+  AddTimedEvent(&table);
+  MemorySink inner;
+  TimeOrderedMerge reference;
+  std::vector<uint64_t> expected;
+  const auto expect = [&](const RecordView& rec) {
+    uint64_t time;
+    std::memcpy(&time, rec.bytes + 8, 8);
+    expected.push_back(time);
+  };
+  size_t records = 0;
+  {
+    BackgroundSink sink(&inner, /*batch_bytes=*/64, /*max_queued_bytes=*/1 << 20);
+    ASSERT_TRUE(sink.Begin(table).ok());
+    for (uint64_t pass = 0; pass < 60; ++pass) {
+      for (uint64_t ring = 0; ring < 2; ++ring) {
+        // 1 to 11 records of 16 bytes (up to nearly three batches), the
+        // two rings interleaved in time.
+        const uint64_t n = 1 + (pass * 7 + ring * 3) % 11;
+        std::vector<uint64_t> words;
+        for (uint64_t i = 0; i < n; ++i) {
+          const std::vector<uint64_t> one = Numbered(1000 * pass + 10 * i + 5 * ring);
+          words.insert(words.end(), one.begin(), one.end());
+        }
+        const auto* bytes = reinterpret_cast<const uint8_t*>(words.data());
+        const size_t size = words.size() * 8;
+        // Every other pass the ring wraps, at a header's end or inside a body.
+        const size_t split = pass % 2 == 1 ? std::min(size, 8 * (1 + pass % 5)) : size;
+        const absl::Span<const uint8_t> pieces[] = {absl::MakeConstSpan(bytes, split),
+                                                    absl::MakeConstSpan(bytes + split, size - split)};
+        ASSERT_TRUE(sink.WriteRingRecords(pieces).ok());
+        for (size_t pos = 0; pos < size; pos += 16) {
+          uint64_t time;
+          std::memcpy(&time, bytes + pos + 8, 8);
+          reference.Push(time, MakeRecordView(bytes + pos, 16));
+        }
+        records += n;
+      }
+      ASSERT_TRUE(sink.EndRound().ok());
+      reference.EndRound(expect);
+    }
+    ASSERT_TRUE(sink.End(CaptureSummary{}).ok());
+    reference.Finish(expect);
+    EXPECT_EQ(sink.largest_batch_bytes(), 64u);
+  }
+  ASSERT_EQ(expected.size(), records);
+  std::vector<uint64_t> got;
+  for (const StoredRecord& r : inner.records) got.push_back(NumberOf(r));
+  EXPECT_EQ(got, expected);
+}
+
+// A record larger than a whole batch goes alone into one batch, its size,
+// between the parts of its span before and after it.
+TEST(BackgroundSink, ARecordLargerThanABatchHasOneOfItsOwn) {
+  EventTable table;
+  AddTimedEvent(&table);
+  MemorySink inner;
+  {
+    BackgroundSink sink(&inner, /*batch_bytes=*/32);
+    ASSERT_TRUE(sink.Begin(table).ok());
+    std::vector<uint64_t> words;
+    for (const std::vector<uint64_t>& one : {Sized(1, 16), Sized(2, 48), Sized(3, 16), Sized(4, 24)})
+      words.insert(words.end(), one.begin(), one.end());
+    const absl::Span<const uint8_t> pieces[] = {
+        absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(words.data()), 40),  // the wrap inside the 48
+        absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(words.data()) + 40, words.size() * 8 - 40)};
+    ASSERT_TRUE(sink.WriteRingRecords(pieces).ok());
+    ASSERT_TRUE(sink.End(CaptureSummary{}).ok());
+    EXPECT_EQ(sink.largest_batch_bytes(), 48u);
+  }
+  ASSERT_EQ(inner.records.size(), 4u);
+  const std::vector<uint16_t> sizes = {16, 48, 16, 24};
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(inner.records[i].size, sizes[i]);
+    EXPECT_EQ(inner.records[i].words, Sized(i + 1, sizes[i]));
+  }
+}
+
+// A span that does not walk as records (a header.size of 0) is not cut: it
+// goes whole, and the renderer's error says where in the span it broke.
+TEST(BackgroundSink, ASpanThatDoesNotWalkAsRecordsGoesWholeAndTheRendererSaysWhere) {
+  EventTable table;
+  AddTimedEvent(&table);
+  MemorySink inner;
+  BackgroundSink sink(&inner, /*batch_bytes=*/16);
+  ASSERT_TRUE(sink.Begin(table).ok());
+  std::vector<uint64_t> words = Numbered(1);
+  words.resize(4, 0);  // then a zeroed header: size 0
+  const absl::Span<const uint8_t> pieces[] = {
+      absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(words.data()), words.size() * 8)};
+  ASSERT_TRUE(sink.WriteRingRecords(pieces).ok());
+  ASSERT_TRUE(sink.EndRound().ok());
+  const absl::Status end = sink.End(CaptureSummary{});
+  EXPECT_EQ(end.code(), absl::StatusCode::kInvalidArgument) << end;
+  EXPECT_EQ(end.message(), "JSON renderer: bad record at byte 16 of a 32-byte span (header.size 0)");
+  EXPECT_EQ(sink.largest_batch_bytes(), 32u);
+}
+
+// Begin writes the memory the capture's first rounds need (the batch to
+// fill, the spare ones and the merge's room) before the session enables the
+// events: a megabyte of ring records in 256-KiB rounds after it faults in
+// next to no page (without it: one a 4 KiB of the batches, 256 here, and the
+// merge's entries as they grow).
+TEST(BackgroundSink, BeginWritesTheMemoryTheFirstRoundsNeed) {
+  if (!PageFaultsAreCounted()) GTEST_SKIP() << "a sanitizer's shadow memory faults too";
+  EventTable table;
+  AddTimedEvent(&table);
+  // 48-byte samples (a `record -a` sample's size), in spans of 85 (4080 bytes).
+  constexpr size_t kPerSpan = 85, kSpans = 257, kSpansPerRound = 64;
+  std::vector<uint64_t> words;
+  for (uint64_t i = 0; i < kPerSpan * kSpans; ++i) {
+    const std::vector<uint64_t> one = Sized(i + 1, 48);
+    words.insert(words.end(), one.begin(), one.end());
+  }
+  DroppingSink inner;
+  std::optional<BackgroundSink> sink;
+  const int64_t faults = MinorFaultsIn(
+      [&] {
+        sink.emplace(&inner);
+        return sink->Begin(table).ok();
+      },
+      [&] {
+        const auto* bytes = reinterpret_cast<const uint8_t*>(words.data());
+        for (size_t span = 0; span < kSpans; ++span) {
+          const absl::Span<const uint8_t> pieces[] = {absl::MakeConstSpan(bytes + span * kPerSpan * 48, kPerSpan * 48)};
+          if (!sink->WriteRingRecords(pieces).ok()) return false;
+          if (span % kSpansPerRound == kSpansPerRound - 1 && !sink->EndRound().ok()) return false;
+        }
+        return sink->End(CaptureSummary{}).ok();
+      });
+  ASSERT_GE(faults, 0) << "the child failed";
+  EXPECT_LT(faults, 64) << "pages faulted in after Begin";
 }
 
 }  // namespace

@@ -13,8 +13,11 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <chrono>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gmock/gmock.h>
@@ -26,6 +29,7 @@
 #include "perfdata/direct_writes.h"
 #include "record/json_lines_file_sink.h"
 #include "record/synthesize.h"
+#include "tests/record/page_faults.h"
 
 namespace perfring {
 namespace {
@@ -348,6 +352,88 @@ TEST_F(JsonLinesSinkTest, WriteErrorsAreReported) {
   EXPECT_FALSE(status.ok());
   EXPECT_THAT(std::string(status.message()), ::testing::HasSubstr("Broken pipe"));
   close(pipe_fds[1]);
+}
+
+// The sink writes its whole buffer when it is made (before `record`
+// enables the events): the lines that fill it afterwards fault in next to no
+// page (without that, one a 4 KiB of lines: about 220 here).
+TEST_F(JsonLinesSinkTest, TheBufferIsWrittenWhenTheSinkIsMade) {
+  if (!PageFaultsAreCounted()) GTEST_SKIP() << "a sanitizer's shadow memory faults too";
+  const EventInfo event = ChainLines::ChainEvent();
+  const std::vector<uint64_t> sample = ChainSample(123456789012ULL, 3);
+  const RecordView view = MakeRecordView(reinterpret_cast<const uint8_t*>(sample.data()),
+                                         static_cast<uint32_t>(sample.size() * 8));
+  std::optional<JsonLinesSink> sink;
+  const int64_t faults = MinorFaultsIn(
+      [&] {
+        sink.emplace(fd_);
+        // One line first: the renderer's per-thread caches are made then.
+        return sink->Begin(table_).ok() && sink->Write(view, &event).ok();
+      },
+      [&] {
+        // 900 KB of lines: below the first write (kSlowFlushBytes).
+        while (sink->BytesWritten() < 900000)
+          if (!sink->Write(view, &event).ok()) return false;
+        return lseek(fd_, 0, SEEK_END) == 0;
+      });
+  ASSERT_GE(faults, 0) << "the child failed";
+  EXPECT_LT(faults, 32) << "pages faulted in after the sink was made";
+}
+
+// The sizes of the writes a sink makes to fd (the file's growth, looked at
+// after each line) while `bytes` of lines are written, with wait() before the
+// first line and after each write.
+template <typename Wait>
+std::vector<size_t> WriteSizes(int fd, JsonLinesSink& sink, size_t bytes, Wait wait) {
+  const EventInfo event = ChainLines::ChainEvent();
+  const std::vector<uint64_t> sample = ChainSample(123456789012ULL, 3);
+  const RecordView view = MakeRecordView(reinterpret_cast<const uint8_t*>(sample.data()),
+                                         static_cast<uint32_t>(sample.size() * 8));
+  std::vector<size_t> sizes;
+  off_t size = 0;
+  wait();
+  while (sink.BytesWritten() < bytes) {
+    EXPECT_TRUE(sink.Write(view, &event).ok());
+    const off_t now = lseek(fd, 0, SEEK_END);
+    if (now != size) {
+      sizes.push_back(static_cast<size_t>(now - size));
+      size = now;
+      wait();
+    }
+  }
+  return sizes;
+}
+
+// Lines coming faster than kFastBytesPerSecond go out a whole buffer (4 MiB)
+// a write after the first (1 MiB); slower, every write is 1 MiB, as before:
+// a line waits no longer for its write.
+TEST_F(JsonLinesSinkTest, LinesComingFastGoOutFourMiBAWriteSlowOnesOneMiB) {
+  constexpr size_t kSlow = JsonLinesSink::kSlowFlushBytes, kFast = JsonLinesSink::kDefaultBufferBytes;
+  constexpr size_t kLine = 1 << 10;  // longer than any line here
+  {
+    JsonLinesSink sink(fd_);
+    const std::vector<size_t> sizes = WriteSizes(fd_, sink, 14 << 20, [] {});  // in well under 3 s
+    ASSERT_GE(sizes.size(), 3u);
+    EXPECT_GE(sizes[0], kSlow);
+    EXPECT_LT(sizes[0], kSlow + kLine);
+    for (size_t i = 1; i < sizes.size(); ++i) {
+      EXPECT_GE(sizes[i], kFast) << "write " << i;
+      EXPECT_LT(sizes[i], kFast + kLine) << "write " << i;
+    }
+  }
+  Empty(fd_);
+  {
+    JsonLinesSink sink(fd_);
+    // 350 ms without lines before each megabyte of them: about 3 MB a second.
+    const std::vector<size_t> sizes = WriteSizes(fd_, sink, (7 << 20) / 2, [] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(350));
+    });
+    ASSERT_GE(sizes.size(), 3u);
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      EXPECT_GE(sizes[i], kSlow) << "write " << i;
+      EXPECT_LT(sizes[i], kSlow + kLine) << "write " << i;
+    }
+  }
 }
 
 }  // namespace
