@@ -140,7 +140,8 @@ class BackgroundSink : public RecordSink {
   // How many hand-offs waited for the renderer (backpressure).
   uint64_t stalls() const;
   // How many times the session's thread woke the renderer from its sleep
-  // (at most one a round when nothing waits for room).
+  // (at most one for kWakeBatches batches handed on, when nothing waits for
+  // room).
   uint64_t wakeups() const;
   // The most bytes of records that waited for the renderer at once (the
   // batches queued, not the one it held): at most max_queued_bytes, but
