@@ -51,6 +51,13 @@ void AddTimedEvent(EventTable* table, const std::string& name = "") {
 
 uint64_t NumberOf(const StoredRecord& r) { return r.words.size() == 2 ? r.words[1] : ~uint64_t{0}; }
 
+// The numbers of the records a sink got, in its order.
+std::vector<uint64_t> NumbersOf(const MemorySink& sink) {
+  std::vector<uint64_t> numbers;
+  for (const StoredRecord& r : sink.records) numbers.push_back(NumberOf(r));
+  return numbers;
+}
+
 // A `bytes`-byte SAMPLE record (a multiple of 8, at least 16) whose first
 // body word is `time`, the rest zero.
 std::vector<uint64_t> Sized(uint64_t time, uint16_t bytes) {
@@ -409,9 +416,7 @@ TEST(BackgroundSink, RingRecordsReachTheInnerSinkAsTheSessionsMergeWouldReleaseT
     ASSERT_TRUE(sink.EndRound().ok());
     ASSERT_TRUE(sink.End(CaptureSummary{}).ok());
   }
-  std::vector<uint64_t> got;
-  for (const StoredRecord& r : inner.records) got.push_back(NumberOf(r));
-  EXPECT_EQ(got, expected);
+  EXPECT_EQ(NumbersOf(inner), expected);
   EXPECT_EQ(got, (std::vector<uint64_t>{1, 10, 20, 30, 40, 50, 55, 60, 70, 80, 90, 100, 110, 120, 2}));
   // The ring records with the event they resolve to (the two written ones had none).
   for (size_t i = 1; i + 1 < inner.records.size(); ++i) EXPECT_EQ(inner.records[i].event, "cpu-clock");
@@ -454,9 +459,7 @@ TEST(BackgroundSink, RingRecordsHeldAcrossBatchesStayIntactUntilReleased) {
     ASSERT_TRUE(sink.End(CaptureSummary{}).ok());
   }
   std::stable_sort(expected.begin(), expected.end());
-  std::vector<uint64_t> got;
-  for (const StoredRecord& r : inner.records) got.push_back(NumberOf(r));
-  EXPECT_EQ(got, expected);
+  EXPECT_EQ(NumbersOf(inner), expected);
 }
 
 // What the merge holds at End (no round released it) still reaches the inner sink.
@@ -533,9 +536,7 @@ TEST(BackgroundSink, ARingSpanLongerThanABatchHasRoomForIsCutAtRecordsEnds) {
     EXPECT_EQ(sink.largest_batch_bytes(), 64u);
   }
   ASSERT_EQ(expected.size(), records);
-  std::vector<uint64_t> got;
-  for (const StoredRecord& r : inner.records) got.push_back(NumberOf(r));
-  EXPECT_EQ(got, expected);
+  EXPECT_EQ(NumbersOf(inner), expected);
 }
 
 // A record larger than a whole batch goes alone into one batch, its size,
