@@ -416,7 +416,8 @@ TEST(BackgroundSink, RingRecordsReachTheInnerSinkAsTheSessionsMergeWouldReleaseT
     ASSERT_TRUE(sink.EndRound().ok());
     ASSERT_TRUE(sink.End(CaptureSummary{}).ok());
   }
-  EXPECT_EQ(NumbersOf(inner), expected);
+  const std::vector<uint64_t> got = NumbersOf(inner);
+  EXPECT_EQ(got, expected);
   EXPECT_EQ(got, (std::vector<uint64_t>{1, 10, 20, 30, 40, 50, 55, 60, 70, 80, 90, 100, 110, 120, 2}));
   // The ring records with the event they resolve to (the two written ones had none).
   for (size_t i = 1; i + 1 < inner.records.size(); ++i) EXPECT_EQ(inner.records[i].event, "cpu-clock");
