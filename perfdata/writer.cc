@@ -397,7 +397,7 @@ absl::Status Writer::Flush(const uint8_t* extra, size_t extra_size) {
     StopMapping(at);
     if (!error_.ok()) return error_;
   }
-  if (preallocate_) Preallocate(data_offset_ + data_on_disk + buffered_ + extra_size);
+  if (preallocation_ == Preallocation::kOn) Preallocate(data_offset_ + data_on_disk + buffered_ + extra_size);
   uint64_t written = 0;
   struct iovec iov[2] = {{buffer_.get(), buffered_}, {const_cast<uint8_t*>(extra), extra_size}};
   const int err = WritevAll(fd_, iov, 2, &written);
@@ -445,8 +445,7 @@ void Writer::Preallocate(uint64_t end) {
   const uint64_t from = std::max(preallocated_to_, data_offset_ + (data_size_ - buffered_));
   const uint64_t length = std::max(kMapWindow, end - from);
   if (FallocateRetrying(fd_, FALLOC_FL_KEEP_SIZE, from, length) != 0) {
-    preallocate_ = false;
-    preallocation_refused_ = true;
+    preallocation_ = Preallocation::kRefused;
     return;
   }
   preallocated_to_ = from + length;
@@ -814,7 +813,7 @@ absl::Status Writer::WriteRingRecords(absl::Span<const absl::Span<const uint8_t>
     // file offset to the data's end.
     if (mapped_output_) StopMapping(data_offset_ + (data_size_ - buffered_));
     PERFDATA_RETURN_IF_ERROR(error_);
-    preallocate_ = !pipe_mode_ && !preallocation_refused_;
+    if (!pipe_mode_ && preallocation_ == Preallocation::kOff) preallocation_ = Preallocation::kOn;
     // Written at the round's end (WriteFinishedRound), not here: the session
     // gives each ring its room back (Consume) once its span is copied, and
     // the write, milliseconds under load, would hold that ring and the ones

@@ -242,10 +242,10 @@ class Writer {
   absl::Status CompressStaged();
   // Writes the buffered bytes and then `extra` (may be empty) in one writev.
   absl::Status Flush(const uint8_t* extra = nullptr, size_t extra_size = 0);
-  // With preallocate_: reserves the file's blocks up to at least `end`
+  // With preallocation_ kOn: reserves the file's blocks up to at least `end`
   // (kMapWindow more than it had), without changing its size. Where
-  // fallocate is refused (no support, no space), stops trying: the writes
-  // then allocate as before, and report a full disk themselves.
+  // fallocate is refused (no support, no space), stops trying (kRefused):
+  // the writes then allocate as before, and report a full disk themselves.
   void Preallocate(uint64_t end);
   absl::Status WriteAll(const std::string& bytes);  // unbuffered, at the current offset
   // File mode: makes [at, at + size) of the file writable through window_,
@@ -324,7 +324,8 @@ class Writer {
   // with fallocate(FALLOC_FL_KEEP_SIZE) (Preallocate); the file's size stays
   // that of what was written, and Complete gives back what the data and
   // features did not use. preallocated_to_: the file offset reserved up to.
-  bool preallocate_ = false, preallocation_refused_ = false;
+  enum class Preallocation : uint8_t { kOff, kOn, kRefused };
+  Preallocation preallocation_ = Preallocation::kOff;
   uint64_t preallocated_to_ = 0;
 
   DsoHits dso_hits_;
