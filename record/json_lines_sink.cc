@@ -14,6 +14,7 @@
 #include "aux/auxtrace_record.h"
 #include "json/record_json.h"
 #include "json/record_line.h"
+#include "perfdata/format.h"
 
 namespace perfring {
 namespace {
@@ -29,10 +30,10 @@ char* AlignedBuffer(size_t bytes, size_t alignment) {
   return static_cast<char*>(p);
 }
 
-// `bytes` rounded up to a multiple of the direct writes' alignment (as it is
-// when buffered).
+// `bytes` rounded up to a multiple of the direct writes' alignment (a power
+// of two; as it is when buffered).
 size_t Aligned(const perfdata::DirectWrites& out, size_t bytes) {
-  return out.active() ? (bytes + out.alignment() - 1) / out.alignment() * out.alignment() : bytes;
+  return out.active() ? perfdata::AlignUp(bytes, out.alignment()) : bytes;
 }
 
 }  // namespace
