@@ -36,16 +36,41 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline uint64_t SortTime(const RecordRef& ref, uint
   return *last_time;
 }
 
-// Merges the adjacent sorted ranges v[lo, mid) and v[mid, hi) through
-// `scratch` (std::merge: one compare and one copy a record, where
-// std::inplace_merge took a buffer of its own each time).
+// Merges the adjacent sorted ranges v[lo, mid) and v[mid, hi). Only what
+// is out of place moves: the first range's records before the second's
+// first, and the second's after the first's last, stay (a round merged
+// into the rounds held overlaps them by a few records). The rest of the
+// first range is moved to `scratch` and merged with the second from the
+// front (the writes never overtake the second range's reads): a record
+// moves once, or twice from the first range, where merging both ranges
+// through `scratch` and copying them back moved each twice.
 void MergeThrough(std::vector<Entry>& v, size_t lo, size_t mid, size_t hi,
                   std::vector<Entry>* scratch) {
-  scratch->resize(hi - lo);
-  std::merge(v.begin() + static_cast<ptrdiff_t>(lo), v.begin() + static_cast<ptrdiff_t>(mid),
-             v.begin() + static_cast<ptrdiff_t>(mid), v.begin() + static_cast<ptrdiff_t>(hi),
-             scratch->begin(), ByTime);
-  std::copy(scratch->begin(), scratch->end(), v.begin() + static_cast<ptrdiff_t>(lo));
+  if (lo == mid || mid == hi) return;
+  const auto begin = v.begin();
+  const auto first = std::upper_bound(begin + static_cast<ptrdiff_t>(lo),
+                                      begin + static_cast<ptrdiff_t>(mid),
+                                      v[mid], ByTime);
+  const auto last = std::lower_bound(begin + static_cast<ptrdiff_t>(mid),
+                                     begin + static_cast<ptrdiff_t>(hi), v[mid - 1], ByTime);
+  const auto middle = begin + static_cast<ptrdiff_t>(mid);
+  if (first == middle || last == middle) return;  // in order already
+  scratch->assign(first, middle);
+  auto a = scratch->begin();
+  auto b = middle;
+  auto out = first;
+  while (a != scratch->end()) {
+    if (b == last) {
+      std::copy(a, scratch->end(), out);
+      return;
+    }
+    if (ByTime(*b, *a)) {
+      *out++ = *b++;
+    } else {
+      *out++ = *a++;
+    }
+  }
+  // What is left of the second range is in place.
 }
 
 // Sorts v[sorted, end) by (time, seq), given v[sorted, appended) sorted and
@@ -75,12 +100,7 @@ void MergeAppended(std::vector<Entry>& v, size_t sorted, size_t appended,
       runs.resize(kept);
     }
   }
-  if (appended != sorted && ByTime(v[appended], v[appended - 1])) {
-    const auto first = v.begin() + static_cast<ptrdiff_t>(sorted);
-    const auto begin = v.begin() + static_cast<ptrdiff_t>(appended);
-    const size_t lo = static_cast<size_t>(std::upper_bound(first, begin, *begin, ByTime) - v.begin());
-    MergeThrough(v, lo, appended, end, scratch);
-  }
+  MergeThrough(v, sorted, appended, end, scratch);
 }
 
 // MergeAppended, finding the runs of v[appended, end) itself.
