@@ -21,9 +21,22 @@ DsoPreloader::~DsoPreloader() {
 }
 
 void DsoPreloader::Run() {
-  for (size_t i = 0; i < dsos_.size() && !stop_.load(std::memory_order_relaxed); ++i) {
+  size_t next = 0;  // in list order, after the preferred ones
+  while (!stop_.load(std::memory_order_relaxed)) {
+    size_t i;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (preferred_next_ < preferred_.size()) {
+        i = preferred_[preferred_next_++];
+      } else if (next < dsos_.size()) {
+        i = next++;
+      } else {
+        break;
+      }
+    }
     int waiting = kWaiting;
-    // Claimed by the owner's thread already: it loads this one itself.
+    // Claimed already: by the owner's thread (it loads this one itself), or
+    // by this one (preferred, then met again in list order).
     if (!states_[i].compare_exchange_strong(waiting, kLoading, std::memory_order_acquire)) continue;
     dsos_[i]->Load(symfs_);
     {
@@ -32,6 +45,16 @@ void DsoPreloader::Run() {
       states_[i].store(kLoaded, std::memory_order_release);
     }
     loaded_.notify_all();
+  }
+}
+
+void DsoPreloader::Prefer(const std::vector<absl::string_view>& names) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (absl::string_view name : names) {
+    auto it = index_.find(name);
+    if (it != index_.end() && states_[it->second].load(std::memory_order_relaxed) == kWaiting) {
+      preferred_.push_back(it->second);
+    }
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <climits>
 #include <cstring>
 #include <future>
@@ -516,6 +517,13 @@ class Builder {
   uint32_t FunctionOf(uint32_t mapping, uint64_t start, absl::string_view name);
   uint32_t NewLocation(Location loc, uint32_t dso, uint64_t vaddr);
   const Kallsyms* kallsyms();
+  // Asks the preloader for the DSOs of the user samples ahead of the one
+  // being resolved in its batch (resolving_), as the maps are now, before
+  // the rest of its list: the first ones this thread will take once the
+  // kernel's symbols, which it is about to wait for, are read (the
+  // preloader had not reached the busy bench file's cc1plus by then, whose
+  // load then cost this thread 7-11 ms). Only an order.
+  void PreferDsosAhead();
   const PerfMap* perf_map(int32_t pid);
   // The index of `text` in `list`, appended (and indexed) when new.
   static uint32_t Intern(absl::string_view text, absl::flat_hash_map<std::string, uint32_t>* index,
@@ -589,6 +597,10 @@ class Builder {
   };
   std::array<CommMemo, 256> comm_memo_{};
   CommMemo& CommMemoOf(int32_t tid) { return comm_memo_[static_cast<uint32_t>(tid) % comm_memo_.size()]; }
+  // The batch being resolved and the position in it (ReadRecords' loop
+  // over a file's batches; null otherwise).
+  const std::vector<Work>* resolving_ = nullptr;
+  size_t resolving_at_ = 0;
   const EventInfo* last_event_ = nullptr;
   uint32_t last_event_index_ = 0;
   StackSet stack_index_{profile_};  // stacks of more than one frame
@@ -744,6 +756,10 @@ uint32_t Builder::MappingOf(uint32_t dso) {
 const Kallsyms* Builder::kallsyms() {
   if (!kallsyms_tried_) {
     kallsyms_tried_ = true;
+    if (preloader_ != nullptr && resolving_ != nullptr &&
+        kernel_.running.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+      PreferDsosAhead();
+    }
     const RunningKernel& kernel = kernel_.running.get();
     const absl::StatusOr<Kallsyms>& k = kernel.kallsyms;
     if (!k.ok()) {
@@ -769,6 +785,23 @@ const Kallsyms* Builder::kallsyms() {
     }
   }
   return kallsyms_;
+}
+
+void Builder::PreferDsosAhead() {
+  std::vector<absl::string_view> names;
+  absl::flat_hash_set<uint32_t> named;
+  for (size_t i = resolving_at_; i < resolving_->size(); ++i) {
+    const Work& w = (*resolving_)[i];
+    if (!w.decoded || !(w.sample.sample_type & PERF_SAMPLE_IP)) continue;
+    const uint16_t cpumode = w.misc & PERF_RECORD_MISC_CPUMODE_MASK;
+    if (IsOtherMachine(cpumode) || InKernelSpace(w.sample.ip, cpumode)) continue;
+    const int32_t pid =
+        (w.sample.sample_type & PERF_SAMPLE_TID) ? static_cast<int32_t>(w.sample.pid) : -1;
+    const AddressSpaces::Map* map = spaces_.Find(pid, w.sample.ip);
+    if (map == nullptr || !dsos_[map->dso].preloaded || !named.insert(map->dso).second) continue;
+    names.push_back(dsos_[map->dso].name);
+  }
+  preloader_->Prefer(names);
 }
 
 const PerfMap* Builder::perf_map(int32_t pid) {
@@ -1448,8 +1481,10 @@ absl::Status Builder::ReadRecords() {
   absl::Status resolved;
   while (std::optional<WorkBatch> batch = queue.Pop()) {
     const std::vector<Work>& items = batch->items;
+    resolving_ = &items;
     for (size_t i = 0; i < items.size(); ++i) {
       if (i + kPrefetchAhead < items.size()) PrefetchCaches(items[i + kPrefetchAhead]);
+      resolving_at_ = i;
       resolved = OnRecord(items[i]);
       if (resolved.ok() && observe_) resolved = Observe(items[i]);
       if (!resolved.ok()) break;
@@ -1463,6 +1498,7 @@ absl::Status Builder::ReadRecords() {
     }
     queue.Recycle(*std::move(batch));
   }
+  resolving_ = nullptr;
   walker.join();
   if (by_rounds_ && (!walked.ok() || !resolved.ok())) {
     gave_up_ = true;

@@ -90,12 +90,40 @@ TEST_F(DsoPreloaderTest, DsosTakenBeforeTheThreadReachesThemAreLoadedByTheTaker)
   }
 }
 
+TEST_F(DsoPreloaderTest, PreferredDsosAndTheRestAreEachTakenLoadedOnce) {
+  // Preferred from the end of the list, one twice, one taken before, one
+  // that is none of them: the thread loads them before the rest, skips what
+  // was begun, and every DSO still comes back loaded, once.
+  const int n = 24;
+  DsoPreloader preloader(Dsos(n), "");
+  const std::string link = absl::StrCat(dir_, "/link");
+  std::unique_ptr<Dso> taken = preloader.Take(link + "5");
+  ASSERT_NE(taken, nullptr);
+  EXPECT_TRUE(taken->loaded());
+  const std::string last = link + std::to_string(n - 1), other = link + "12";
+  const std::string fifth = link + "5";
+  preloader.Prefer({last, "/no/such/file", other, last, fifth});
+  for (int i = n - 1; i >= 0; --i) {
+    std::unique_ptr<Dso> dso = preloader.Take(absl::StrCat(dir_, "/link", i));
+    if (i == 5) {
+      EXPECT_EQ(dso, nullptr);
+      continue;
+    }
+    ASSERT_NE(dso, nullptr) << i;
+    EXPECT_TRUE(dso->loaded()) << i;
+    EXPECT_EQ(dso->problem(), "") << i;
+    EXPECT_NE(dso->symbols(), nullptr) << i;
+    EXPECT_EQ(preloader.Take(absl::StrCat(dir_, "/link", i)), nullptr) << i;
+  }
+}
+
 TEST_F(DsoPreloaderTest, ItsEndStopsTheThreadWithDsosNeverTaken) {
   for (int round = 0; round < 5; ++round) {
     DsoPreloader preloader(Dsos(8), "");
     if (round % 2 == 0) {
       EXPECT_NE(preloader.Take(absl::StrCat(dir_, "/link3")), nullptr);
     }
+    if (round % 3 == 0) preloader.Prefer({absl::StrCat(dir_, "/link6")});
   }  // each destructor returns: the thread stopped
 }
 
