@@ -76,6 +76,9 @@ void BackgroundSink::Prefault() {
     }
   }
   merge_.Reserve(kReservedRecords);
+  // The release list too (written once: resize, then clear keeps it).
+  released_.resize(std::max(released_.size(), kReservedRecords));
+  released_.clear();
 }
 
 size_t BackgroundSink::Append(const uint8_t* bytes, uint32_t size) {
@@ -371,6 +374,14 @@ absl::Status BackgroundSink::PushRingRecords(const uint8_t* bytes, size_t size) 
   // One piece: every record is whole in the batch (never in scratch_), and
   // the merge holds it there.
   const absl::Span<const uint8_t> pieces[] = {absl::MakeConstSpan(bytes, size)};
+  if (events_->size() == 1) {
+    // One event: every record is its (EventTable::Resolve), tag 1 (TagOf).
+    const EventInfo& event = events_->at(0);
+    return ForEachRecordIn(pieces, &scratch_, "JSON renderer", [&](const uint8_t* record, uint32_t record_size) {
+      merge_.Push(event.layout.TimeOf(record, record_size), MakeRecordView(record, record_size), 1);
+      return absl::OkStatus();
+    });
+  }
   return ForEachRecordIn(pieces, &scratch_, "JSON renderer", [&](const uint8_t* record, uint32_t record_size) {
     const RecordView rec = MakeRecordView(record, record_size);
     const EventInfo* event = events_->Resolve(rec.bytes, rec.size);
@@ -394,16 +405,18 @@ uint32_t BackgroundSink::TagOf(const EventInfo* event) const {
 
 absl::Status BackgroundSink::ReleaseMerged(bool all) {
   if (merge_.pending() == 0) return absl::OkStatus();
-  absl::Status status;
-  const auto write = [&](const RecordView& rec, uint32_t tag) {
-    if (status.ok()) status = inner_->Write(rec, tag != 0 ? &events_->at(static_cast<int>(tag - 1)) : nullptr);
+  // The release in order, then to the inner sink in one call (the records
+  // stay where the batches hold them until RecycleLocked sees them released).
+  released_.clear();
+  const auto take = [this](const RecordView& rec, uint32_t tag) {
+    released_.push_back({rec.bytes, rec.size, tag != 0 ? &events_->at(static_cast<int>(tag - 1)) : nullptr});
   };
   if (all) {
-    merge_.Finish(write);
+    merge_.Finish(take);
   } else {
-    merge_.EndRound(write);
+    merge_.EndRound(take);
   }
-  return status;
+  return released_.empty() ? absl::OkStatus() : inner_->WriteRecords(released_);
 }
 
 absl::StatusOr<std::string> BackgroundSink::Switch() {
