@@ -132,14 +132,31 @@ class PidTidCache {
   const Fragment& Get(uint32_t pid, uint32_t tid) {
     const uint64_t key = pid | uint64_t{tid} << 32;
     Fragment& slot = slots_[(key * 0x9e3779b97f4a7c15ULL) >> (64 - kSlotBits)];
-    if (ABSL_PREDICT_FALSE(!slot.valid || slot.value != key)) {
-      FillFragment(key, &slot, [&](JsonSink& j) { json_internal::WritePidTid(j, pid, tid); });
-    }
+    if (ABSL_PREDICT_FALSE(!slot.valid || slot.value != key)) Fill(pid, tid, key, &slot);
     return slot;
   }
 
  private:
-  static constexpr int kSlotBits = 3;
+  // json_internal::WritePidTid's text (pid and tid as signed 32-bit
+  // numbers), written here at once.
+  ABSL_ATTRIBUTE_NOINLINE static void Fill(uint32_t pid, uint32_t tid, uint64_t key, Fragment* slot) {
+    // `"pid":` 6 + `,"tid":` 7 bytes and two numbers; FormatI64 of a
+    // 32-bit value stores at most a sign and 10 bytes (its 8-byte digit
+    // blocks end by the tenth digit), garbage past the text included.
+    constexpr size_t kI32Stores = 1 + 10;
+    static_assert(6 + kI32Stores + 7 + kI32Stores <= JsonSink::kFragmentBytes);
+    char* p = slot->text;
+    std::memcpy(p, "\"pid\":", 6);
+    p = JsonSink::FormatI64(static_cast<int32_t>(pid), p + 6);
+    std::memcpy(p, ",\"tid\":", 7);
+    p = JsonSink::FormatI64(static_cast<int32_t>(tid), p + 7);
+    slot->size = static_cast<uint8_t>(p - slot->text);
+    slot->value = key;
+    slot->valid = true;
+  }
+  // A system-wide capture's samples come from many threads (the workload's,
+  // and every daemon's now and then).
+  static constexpr int kSlotBits = 6;
   Fragment slots_[1 << kSlotBits];
 };
 
