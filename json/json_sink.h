@@ -182,12 +182,7 @@ class JsonSink {
   // The last eight decimal digits of a number whose leading digits were
   // just written (e.g. a RawFragment of them): v < 10^8, zero-padded to 8
   // digits, continuing that value (no comma).
-  JSON_INLINE void LowDigits8(uint32_t v) {
-    char* p = Reserve(8);
-    const uint64_t ascii = DigitBytes8(v) | 0x3030303030303030ULL;
-    std::memcpy(p, &ascii, 8);
-    Commit(p + 8);
-  }
+  JSON_INLINE void LowDigits8(uint32_t v) { Commit(LowDigits8Text(v, Reserve(8))); }
   static constexpr uint64_t kTenTo8 = 100000000;
 
   // Bytes FormatI64 may write: a sign and 20 digits.
@@ -201,20 +196,37 @@ class JsonSink {
   }
   // "0x<lower-case hex, no leading zeros>"
   JSON_INLINE void Hex(uint64_t v) {
-    // ,"0x + 16 digits + ": 16 digits are always stored (see below).
-    char* p = Reserve(21);
+    char* p = Reserve(1 + kMaxHexText);
     if (need_comma_) *p++ = ',';
+    Commit(HexText(v, p));
+    need_comma_ = true;
+  }
+  // Bytes HexText writes: "0x + 16 digits + ".
+  static constexpr size_t kMaxHexText = 20;
+  // Writes Hex(v)'s text at p[0, kMaxHexText) and returns its end (the
+  // bytes after it are garbage): for a caller that reserved room itself.
+  static JSON_INLINE char* HexText(uint64_t v, char* p) {
     std::memcpy(p, "\"0x", 3);
     p += 3;
     const int digits = v == 0 ? 1 : (67 - __builtin_clzll(v)) / 4;
     // Shift the leading digit to the top nibble, store all 16 digits and
     // keep the first `digits` of them; the bytes after are overwritten next
-    // (Reserve gave room for them).
+    // (the caller gave room for them).
     StoreHex16(v << (4 * (16 - digits)), p);
     p += digits;
     *p++ = '"';
-    Commit(p);
-    need_comma_ = true;
+    return p;
+  }
+  // Bytes DecimalText writes: 20 digits.
+  static constexpr size_t kMaxDecimalText = 20;
+  // Writes U64(v)'s digits at p[0, kMaxDecimalText) and returns their end
+  // (the bytes after it are garbage).
+  static JSON_INLINE char* DecimalText(uint64_t v, char* p) { return Decimal(v, p); }
+  // Writes LowDigits8(v)'s 8 digits at p (v < 10^8, zero-padded); returns p + 8.
+  static JSON_INLINE char* LowDigits8Text(uint32_t v, char* p) {
+    const uint64_t ascii = DigitBytes8(v) | 0x3030303030303030ULL;
+    std::memcpy(p, &ascii, 8);
+    return p + 8;
   }
   JSON_INLINE void Bool(bool v) {
     if (v) {

@@ -1,5 +1,6 @@
 #include "json/record_json.h"
 
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -11,6 +12,7 @@
 #include "absl/base/optimization.h"
 #include "decode/record_type.h"
 #include "decode/fixed_sample.h"
+#include "decode/sample_layout.h"
 #include "decode/views.h"
 #include "json/json_sink.h"
 #include "json/kernel_records_json.h"
@@ -63,7 +65,7 @@ using json_internal::WriteType;
 // Whether two strings are equal; for up to 16 bytes without a call to
 // memcmp: a head and a tail word of the largest power of two <= size, which
 // overlap (as in JsonSink::CopyShort).
-bool SameText(std::string_view a, std::string_view b) {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool SameText(std::string_view a, std::string_view b) {
   const size_t n = a.size();
   if (n != b.size()) return false;
   if (n > 16) return a == b;
@@ -130,14 +132,31 @@ class PidTidCache {
   const Fragment& Get(uint32_t pid, uint32_t tid) {
     const uint64_t key = pid | uint64_t{tid} << 32;
     Fragment& slot = slots_[(key * 0x9e3779b97f4a7c15ULL) >> (64 - kSlotBits)];
-    if (ABSL_PREDICT_FALSE(!slot.valid || slot.value != key)) {
-      FillFragment(key, &slot, [&](JsonSink& j) { json_internal::WritePidTid(j, pid, tid); });
-    }
+    if (ABSL_PREDICT_FALSE(!slot.valid || slot.value != key)) Fill(pid, tid, key, &slot);
     return slot;
   }
 
  private:
-  static constexpr int kSlotBits = 3;
+  // json_internal::WritePidTid's text (pid and tid as signed 32-bit
+  // numbers), written here at once.
+  ABSL_ATTRIBUTE_NOINLINE static void Fill(uint32_t pid, uint32_t tid, uint64_t key, Fragment* slot) {
+    // `"pid":` 6 + `,"tid":` 7 bytes and two numbers; FormatI64 of a
+    // 32-bit value stores at most a sign and 10 bytes (its 8-byte digit
+    // blocks end by the tenth digit), garbage past the text included.
+    constexpr size_t kI32Stores = 1 + 10;
+    static_assert(6 + kI32Stores + 7 + kI32Stores <= JsonSink::kFragmentBytes);
+    char* p = slot->text;
+    std::memcpy(p, "\"pid\":", 6);
+    p = JsonSink::FormatI64(static_cast<int32_t>(pid), p + 6);
+    std::memcpy(p, ",\"tid\":", 7);
+    p = JsonSink::FormatI64(static_cast<int32_t>(tid), p + 7);
+    slot->size = static_cast<uint8_t>(p - slot->text);
+    slot->value = key;
+    slot->valid = true;
+  }
+  // A system-wide capture's samples come from many threads (the workload's,
+  // and every daemon's now and then).
+  static constexpr int kSlotBits = 6;
   Fragment slots_[1 << kSlotBits];
 };
 
@@ -152,7 +171,7 @@ PidTidCache& PidTids() {
 // the value (a capture's stacks repeat: the same kernel paths, the same
 // frames of the same few threads, the same markers), each the value and its
 // text; a slot is overwritten by the next value that maps to it. Not
-// thread-safe: one per thread; 24 KiB, allocated the first time a thread
+// thread-safe: one per thread; 96 KiB, allocated the first time a thread
 // renders a callchain.
 class CallchainTextCache {
  public:
@@ -174,20 +193,22 @@ class CallchainTextCache {
 
  private:
   ABSL_ATTRIBUTE_NOINLINE static void Fill(uint64_t v, Slot* slot) {
-    FillFragment(v, slot, [v](JsonSink& j) {
-      const char* marker = v >= PERF_CONTEXT_MAX ? json_internal::ContextMarkerName(v) : nullptr;
-      if (marker != nullptr) {
-        j.PlainString(marker);
-      } else {
-        j.Hex(v);
-      }
-    });
+    const char* marker = v >= PERF_CONTEXT_MAX ? json_internal::ContextMarkerName(v) : nullptr;
+    if (ABSL_PREDICT_FALSE(marker != nullptr)) {
+      FillFragment(v, slot, [marker](JsonSink& j) { j.PlainString(marker); });
+      return;
+    }
+    // An address (most misses): JsonSink::Hex's text, written here at once.
+    static_assert(JsonSink::kMaxHexText <= kTextBytes);
+    slot->size = static_cast<uint8_t>(JsonSink::HexText(v, slot->text) - slot->text);
+    slot->value = v;
+    slot->valid = true;
   }
-  static constexpr int kSlotBits = 9;
+  static constexpr int kSlotBits = 11;
   Slot slots_[1 << kSlotBits];
 };
 
-CallchainTextCache& CallchainTexts() {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline CallchainTextCache& CallchainTexts() {
   thread_local std::unique_ptr<CallchainTextCache> cache;
   if (ABSL_PREDICT_FALSE(cache == nullptr)) cache = std::make_unique<CallchainTextCache>();
   return *cache;
@@ -203,10 +224,22 @@ void WriteCallchainCached(JsonSink& j, const U64Array& ips) {
   });
 }
 
-// A SAMPLE line's opening up to its ip's value (the event's name, misc,
-// cpumode, exact_ip): 128 bytes hold it for names of up to about 60 bytes.
-constexpr size_t kIpOpeningBytes = 128;
-using IpOpening = FragmentOf<kIpOpeningBytes>;
+// A SAMPLE line's opening: `{"type":"SAMPLE","event":NAME,"misc":M,
+// "cpumode":C` and `,"exact_ip":true` when misc says so (the fields before
+// the ip): 128 bytes hold it for names of up to about 60 bytes.
+constexpr size_t kOpeningBytes = 128;
+using Opening = FragmentOf<kOpeningBytes>;
+
+// Renders *opening for `misc` (its value: misc + 1; 0 is none) from the
+// event's sample_opening (`{"type":"SAMPLE","event":NAME,"misc":`).
+ABSL_ATTRIBUTE_NOINLINE void FillOpening(std::string_view sample_opening, uint16_t misc,
+                                         Opening* opening) {
+  FillFragment(misc + 1u, opening, [sample_opening, misc](JsonSink& o) {
+    o.RawKeys(sample_opening);
+    o.U64(misc);
+    json_internal::WriteSampleMisc(o, misc);
+  });
+}
 
 // Event names as JSON strings, escaped once per event instead of once per
 // record: the renderings of the last events seen, in a few slots chosen by
@@ -224,15 +257,15 @@ class EventNameCache {
                                      // cpu-clock and of any -c capture never changes)
     Fragment* time_high;             // `"time":H` of its last SAMPLE, H its time / 10^8
                                      // (which changes every 0.1 s)
-    IpOpening* ip_opening;           // a SAMPLE line with an ip up to the ip's value,
-                                     // for its last misc (value: misc + 1; 0: none yet)
+    Opening* openings;               // [misc & 1]: the Opening of its last SAMPLE of such
+                                     // a misc (user and kernel samples alternate)
   };
-  Texts Get(const EventInfo& event) {
+  ABSL_ATTRIBUTE_ALWAYS_INLINE Texts Get(const EventInfo& event) {
     // Fibonacci hashing of the address: its top bits pick the slot.
     const uint64_t hash = (reinterpret_cast<uintptr_t>(&event) >> 3) * 0x9e3779b97f4a7c15ULL;
     Slot& slot = slots_[hash >> (64 - kSlotBits)];
     if (ABSL_PREDICT_FALSE(slot.event != &event || !SameText(slot.name, event.name))) Fill(event, &slot);
-    return {slot.json, slot.sample_opening, &slot.period, &slot.time_high, &slot.ip_opening};
+    return {slot.json, slot.sample_opening, &slot.period, &slot.time_high, slot.openings};
   }
 
  private:
@@ -244,7 +277,7 @@ class EventNameCache {
     std::string sample_opening;
     Fragment period;
     Fragment time_high;
-    IpOpening ip_opening;
+    Opening openings[2];
   };
   ABSL_ATTRIBUTE_NOINLINE static void Fill(const EventInfo& event, Slot* slot) {
     slot->event = &event;
@@ -253,7 +286,7 @@ class EventNameCache {
     slot->sample_opening.clear();
     slot->period.valid = false;
     slot->time_high.valid = false;
-    slot->ip_opening.value = 0;
+    for (Opening& opening : slot->openings) opening.value = 0;
     JsonBuffer buffer;
     {
       JsonOutput out(&slot->json);
@@ -350,33 +383,20 @@ PERFRING_JSON_FLATTEN bool WriteSampleLine(const uint8_t* bytes, uint32_t size,
   JsonBuffer buffer;  // not initialized: only the bytes written are read
   JsonSink j(out, &buffer);
   const EventNameCache::Texts texts = EventNames().Get(event);
-  // With an ip: the line up to its value, rendered once per misc value.
-  IpOpening* ip_opening = nullptr;
-  if (t & PERF_SAMPLE_IP) {
-    ip_opening = texts.ip_opening;
-    if (ABSL_PREDICT_FALSE(ip_opening->value != misc + 1u)) {
-      const std::string_view sample_opening = texts.sample_opening;
-      FillFragment(misc + 1u, ip_opening, [sample_opening, misc](JsonSink& o) {
-        o.RawKeys(sample_opening);
-        o.U64(misc);
-        WriteSampleMisc(o, misc);
-        o.Key("ip");
-      });
-    }
-    if (ABSL_PREDICT_FALSE(!ip_opening->valid)) ip_opening = nullptr;  // a name too long for it
-  }
-  if (ABSL_PREDICT_TRUE(ip_opening != nullptr)) {
-    // {"type":"SAMPLE","event":…,"misc":M,"cpumode":…,"ip":
-    j.RawKeysFragment<kIpOpeningBytes>(ip_opening->text, ip_opening->size);
-    j.Hex(s.ip);
-  } else {
+  // The fields before the ip, rendered once per misc value.
+  Opening& opening = texts.openings[misc & 1];
+  if (ABSL_PREDICT_FALSE(opening.value != misc + 1u)) FillOpening(texts.sample_opening, misc, &opening);
+  if (ABSL_PREDICT_TRUE(opening.valid)) {
+    // {"type":"SAMPLE","event":…,"misc":M,"cpumode":…
+    j.RawFragment<kOpeningBytes>(opening.text, opening.size);
+  } else {  // a name too long for it
     j.RawKeys(texts.sample_opening);  // {"type":"SAMPLE","event":…,"misc":
     j.U64(misc);
     WriteSampleMisc(j, misc);
-    if (t & PERF_SAMPLE_IP) {
-      j.Key("ip");
-      j.Hex(s.ip);
-    }
+  }
+  if (t & PERF_SAMPLE_IP) {
+    j.Key("ip");
+    j.Hex(s.ip);
   }
   if (t & PERF_SAMPLE_TID) {
     const Fragment& pid_tid = PidTids().Get(s.pid, s.tid);  // `"pid":P,"tid":T`
@@ -426,6 +446,239 @@ PERFRING_JSON_FLATTEN bool WriteSampleLine(const uint8_t* bytes, uint32_t size,
   return true;
 }
 
+// The offset in a SAMPLE of sample_type `t` of its fixed field `bit`
+// (SampleLayout's rule: the fields of kSampleOrder present, 8 bytes each,
+// after the header), -1 when `t` lacks it.
+constexpr int FixedFieldOffset(uint64_t t, uint64_t bit) {
+  if (!(t & bit)) return -1;
+  int offset = sizeof(perf_event_header);
+  for (uint64_t b : SampleLayout::kSampleOrder) {
+    if (b == bit) return offset;
+    if (t & b) offset += 8;
+  }
+  return -1;
+}
+// Where a SAMPLE of sample_type `t`'s fixed fields end.
+constexpr int FixedFieldsEnd(uint64_t t) {
+  int offset = sizeof(perf_event_header);
+  for (uint64_t b : SampleLayout::kSampleOrder) {
+    if (t & b) offset += 8;
+  }
+  return offset;
+}
+
+// The most bytes FixedLine writes (text, and the garbage its fixed-size
+// copies leave past it) for a callchain of `entries`: the opening's copy,
+// each field's comma, key and widest value (a cached fragment's copy where
+// it is one), the callchain's entries with a comma each, "}\n".
+constexpr size_t FixedLineRoom(size_t entries) {
+  constexpr size_t kFragment = JsonSink::kFragmentBytes;
+  constexpr size_t kHex = JsonSink::kMaxHexText, kDecimal = JsonSink::kMaxDecimalText;
+  return kOpeningBytes + (6 + kHex) /* ,"ip": */ + (1 + kFragment) /* pid, tid */ +
+         (1 + kFragment + 8) /* time: the high digits' fragment, the low eight (or 8 + kDecimal) */ +
+         (8 + kHex) /* ,"addr": */ + (6 + kDecimal) /* ,"id": */ + (13 + kDecimal) /* ,"stream_id": */ +
+         (7 + kDecimal) /* ,"cpu": */ + (1 + kFragment) /* period */ + 14 /* ,"callchain":[ */ +
+         entries * (CallchainTextCache::kTextBytes + 1) + 1 + 2;
+}
+
+// `text` (N - 1 bytes, a literal) at p; returns its end.
+template <size_t N>
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline char* PutText(char* p, const char (&text)[N]) {
+  std::memcpy(p, text, N - 1);
+  return p + N - 1;
+}
+// A cached fragment after a comma: the whole buffer copied, the cursor
+// moved by its size.
+template <size_t kBytes>
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline char* PutFragment(char* p, const FragmentOf<kBytes>& fragment) {
+  *p = ',';
+  std::memcpy(p + 1, fragment.text, kBytes);
+  return p + 1 + fragment.size;
+}
+
+// WriteSampleLine's line for the same records, written at p with one check
+// for room (FixedLineRoom) instead of one a field, the fields read at their
+// offsets: for `kConst`, those of sample_type kT computed here at compile
+// time (the caller has checked that the event's format and layout are kT's);
+// otherwise the event's layout's. Returns the line's end, or null, with
+// nothing but garbage written, for a record WriteSampleLine would decline,
+// one of an event whose opening does not fit its cache (a long name), or
+// when [p, end) may be too small: then WriteSampleLine decides.
+template <bool kConst, uint64_t kT>
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline char* FixedLine(const uint8_t* bytes, uint32_t size,
+                                                    const EventInfo& event, char* p, char* end) {
+  const SampleLayout& layout = event.layout;
+  const uint64_t t = kConst ? kT : event.format.sample_type;
+  if (!kConst && ((t & ~kFixedSampleBits) != 0 || layout.sample_type != t)) return nullptr;
+  // ReadFixedSample's checks.
+  if (size < sizeof(perf_event_header)) return nullptr;
+  const auto header = LoadUnaligned<perf_event_header>(bytes);
+  const uint32_t fixed_end = kConst ? FixedFieldsEnd(kT) : static_cast<uint32_t>(layout.variable_begin);
+  if (header.type != PERF_RECORD_SAMPLE || header.size > size || header.size % 8 != 0 ||
+      header.size < fixed_end) {
+    return nullptr;
+  }
+  uint64_t entries = 0;
+  if (t & PERF_SAMPLE_CALLCHAIN) {
+    if (header.size - fixed_end < 8) return nullptr;
+    entries = LoadUnaligned<uint64_t>(bytes + fixed_end);
+    if (entries > (header.size - fixed_end - 8) / 8) return nullptr;
+  }
+  if (static_cast<size_t>(end - p) < FixedLineRoom(entries)) return nullptr;
+#define PERFRING_FIELD(bit, member) (kConst ? FixedFieldOffset(kT, bit) : layout.member)
+  const auto u64 = [bytes](int at) { return LoadUnaligned<uint64_t>(bytes + at); };
+  const auto u32 = [bytes](int at) { return LoadUnaligned<uint32_t>(bytes + at); };
+  const uint16_t misc = header.misc;
+  const EventNameCache::Texts texts = EventNames().Get(event);
+  Opening& opening = texts.openings[misc & 1];
+  if (ABSL_PREDICT_FALSE(opening.value != misc + 1u)) FillOpening(texts.sample_opening, misc, &opening);
+  if (ABSL_PREDICT_FALSE(!opening.valid)) return nullptr;
+  std::memcpy(p, opening.text, kOpeningBytes);
+  p += opening.size;
+  if (t & PERF_SAMPLE_IP) {
+    p = PutText(p, ",\"ip\":");
+    p = JsonSink::HexText(u64(PERFRING_FIELD(PERF_SAMPLE_IP, ip)), p);
+  }
+  if (t & PERF_SAMPLE_TID) {
+    const int at = PERFRING_FIELD(PERF_SAMPLE_TID, tid);
+    p = PutFragment(p, PidTids().Get(u32(at), u32(at + 4)));  // `"pid":P,"tid":T`
+  }
+  if (t & PERF_SAMPLE_TIME) {
+    const uint64_t time = u64(PERFRING_FIELD(PERF_SAMPLE_TIME, time));
+    if (ABSL_PREDICT_TRUE(time >= JsonSink::kTenTo8)) {
+      // WriteSampleLine's way: the digits above the last eight with the
+      // key, cached; the last eight.
+      const uint64_t high = time / JsonSink::kTenTo8;
+      Fragment& high_text = *texts.time_high;  // `"time":H`
+      if (ABSL_PREDICT_FALSE(!high_text.valid || high_text.value != high)) {
+        FillFragment(high, &high_text, [high](JsonSink& o) {
+          o.Key("time");
+          o.U64(high);
+        });
+      }
+      p = PutFragment(p, high_text);
+      p = JsonSink::LowDigits8Text(static_cast<uint32_t>(time - high * JsonSink::kTenTo8), p);
+    } else {
+      p = JsonSink::DecimalText(time, PutText(p, ",\"time\":"));
+    }
+  }
+  if (t & PERF_SAMPLE_ADDR) {
+    p = JsonSink::HexText(u64(PERFRING_FIELD(PERF_SAMPLE_ADDR, addr)), PutText(p, ",\"addr\":"));
+  }
+  // WriteIdStreamIdCpu's fields.
+  if (t & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER)) {
+    const int at = (t & PERF_SAMPLE_ID) ? PERFRING_FIELD(PERF_SAMPLE_ID, id)
+                                        : PERFRING_FIELD(PERF_SAMPLE_IDENTIFIER, identifier);
+    p = JsonSink::DecimalText(u64(at), PutText(p, ",\"id\":"));
+  }
+  if (t & PERF_SAMPLE_STREAM_ID) {
+    p = JsonSink::DecimalText(u64(PERFRING_FIELD(PERF_SAMPLE_STREAM_ID, stream_id)),
+                              PutText(p, ",\"stream_id\":"));
+  }
+  if (t & PERF_SAMPLE_CPU) {
+    p = JsonSink::DecimalText(u32(PERFRING_FIELD(PERF_SAMPLE_CPU, cpu)), PutText(p, ",\"cpu\":"));
+  }
+  if (t & PERF_SAMPLE_PERIOD) {
+    const uint64_t value = u64(PERFRING_FIELD(PERF_SAMPLE_PERIOD, period));
+    Fragment& period = *texts.period;  // `"period":N`
+    if (ABSL_PREDICT_FALSE(!period.valid || period.value != value)) {
+      FillFragment(value, &period, [value](JsonSink& o) {
+        o.Key("period");
+        o.U64(value);
+      });
+    }
+    p = PutFragment(p, period);
+  }
+#undef PERFRING_FIELD
+  if (t & PERF_SAMPLE_CALLCHAIN) {
+    // WriteCallchainCached's text: a comma after every entry, the last one
+    // overwritten by ']' ('[' by "[]" when there is none).
+    p = PutText(p, ",\"callchain\":[");
+    CallchainTextCache& chain_texts = CallchainTexts();
+    const uint8_t* ips = bytes + fixed_end + 8;
+    for (uint64_t i = 0; i < entries; ++i) {
+      const CallchainTextCache::Slot& text = chain_texts.Get(LoadUnaligned<uint64_t>(ips + 8 * i));
+      std::memcpy(p, text.text, CallchainTextCache::kTextBytes);
+      p += text.size;
+      *p++ = ',';
+    }
+    if (entries == 0) ++p;
+    p[-1] = ']';
+  }
+  return PutText(p, "}\n");
+}
+
+// FixedLine for the sample_types `record` gives its events: IP, TID and
+// TIME, with or without IDENTIFIER (events sharing a ring), CPU (-a),
+// PERIOD (not with a fixed period) and CALLCHAIN (-g): kCommonSampleLines
+// of them, numbered by those four bits, each with its offsets at compile
+// time.
+constexpr uint64_t kCommonSampleBase = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+constexpr uint64_t kCommonSampleBits[] = {PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_CPU, PERF_SAMPLE_PERIOD,
+                                          PERF_SAMPLE_CALLCHAIN};
+constexpr size_t kCommonSampleLines = 1 << 4;
+constexpr uint64_t CommonSampleType(size_t index) {
+  uint64_t t = kCommonSampleBase;
+  for (size_t i = 0; i < 4; ++i) {
+    if (index & (size_t{1} << i)) t |= kCommonSampleBits[i];
+  }
+  return t;
+}
+// The index of sample_type t among the common ones, or kCommonSampleLines.
+inline size_t CommonSampleIndex(uint64_t t) {
+  if ((t & ~(kCommonSampleBase | PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+             PERF_SAMPLE_CALLCHAIN)) != 0 ||
+      (t & kCommonSampleBase) != kCommonSampleBase) {
+    return kCommonSampleLines;
+  }
+  return ((t & PERF_SAMPLE_IDENTIFIER) ? 1 : 0) | ((t & PERF_SAMPLE_CPU) ? 2 : 0) |
+         ((t & PERF_SAMPLE_PERIOD) ? 4 : 0) | ((t & PERF_SAMPLE_CALLCHAIN) ? 8 : 0);
+}
+
+// WriteSampleJsonLine's way for what FixedLine leaves. Flattened:
+// WriteSampleLine inlined here, where its output is known to be a Direct
+// range.
+ABSL_ATTRIBUTE_NOINLINE PERFRING_JSON_FLATTEN SampleLine WriteSampleLineInPlace(const uint8_t* bytes,
+                                                                                uint32_t size,
+                                                                                const EventInfo& event,
+                                                                                char** pos, char* end) {
+  JsonOutput output = JsonOutput::Direct(*pos, end);
+  if (!WriteSampleLine(bytes, size, event, &output)) return SampleLine::kNotFixedSample;
+  if (output.overflowed) return SampleLine::kNoRoom;
+  *pos = output.pos;
+  return SampleLine::kWritten;
+}
+
+// WriteSampleJsonLine for one FixedLine: the line FixedLine writes, or
+// WriteSampleLineInPlace's answer when it writes none.
+template <bool kConst, uint64_t kT>
+SampleLine SampleJsonLine(const uint8_t* bytes, uint32_t size, const EventInfo& event, char** pos,
+                          char* end) {
+  if (char* line_end = FixedLine<kConst, kT>(bytes, size, event, *pos, end)) {
+    *pos = line_end;
+    return SampleLine::kWritten;
+  }
+  return WriteSampleLineInPlace(bytes, size, event, pos, end);
+}
+
+using FixedLineFn = SampleLine (*)(const uint8_t*, uint32_t, const EventInfo&, char**, char*);
+template <size_t kIndex>
+SampleLine CommonFixedLine(const uint8_t* bytes, uint32_t size, const EventInfo& event, char** pos,
+                           char* end) {
+  return SampleJsonLine<true, CommonSampleType(kIndex)>(bytes, size, event, pos, end);
+}
+SampleLine OtherFixedLine(const uint8_t* bytes, uint32_t size, const EventInfo& event, char** pos,
+                          char* end) {
+  return SampleJsonLine<false, 0>(bytes, size, event, pos, end);
+}
+template <size_t... kIndex>
+constexpr std::array<FixedLineFn, kCommonSampleLines + 1> FixedLineTable(std::index_sequence<kIndex...>) {
+  return {&CommonFixedLine<kIndex>..., &OtherFixedLine};
+}
+// [CommonSampleIndex(t)]: the FixedLine for sample_type t.
+constexpr std::array<FixedLineFn, kCommonSampleLines + 1> kFixedLines =
+    FixedLineTable(std::make_index_sequence<kCommonSampleLines>());
+
 }  // namespace
 
 bool AppendSampleJsonLine(const uint8_t* bytes, uint32_t size, const EventInfo& event,
@@ -434,15 +687,14 @@ bool AppendSampleJsonLine(const uint8_t* bytes, uint32_t size, const EventInfo& 
   return WriteSampleLine(bytes, size, event, &output);
 }
 
-// Flattened: WriteSampleLine inlined here, where its output is known to be
-// a Direct range.
-PERFRING_JSON_FLATTEN SampleLine WriteSampleJsonLine(const uint8_t* bytes, uint32_t size,
-                                                     const EventInfo& event, char** pos, char* end) {
-  JsonOutput output = JsonOutput::Direct(*pos, end);
-  if (!WriteSampleLine(bytes, size, event, &output)) return SampleLine::kNotFixedSample;
-  if (output.overflowed) return SampleLine::kNoRoom;
-  *pos = output.pos;
-  return SampleLine::kWritten;
+SampleLine WriteSampleJsonLine(const uint8_t* bytes, uint32_t size, const EventInfo& event, char** pos,
+                               char* end) {
+  // Most lines: with one check for room (a common sample_type's offsets at
+  // compile time). The layout must be the format's (an EventInfo built by
+  // hand may hold another: then WriteSampleLine declines it).
+  const uint64_t t = event.format.sample_type;
+  const size_t index = event.layout.sample_type == t ? CommonSampleIndex(t) : kCommonSampleLines;
+  return kFixedLines[index](bytes, size, event, pos, end);
 }
 
 void AppendJsonLine(const Record& rec, const EventInfo* event, std::string* out) {

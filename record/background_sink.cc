@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "decode/record_pieces.h"
+#include "decode/views.h"
 
 namespace perfring {
 namespace {
@@ -76,6 +77,9 @@ void BackgroundSink::Prefault() {
     }
   }
   merge_.Reserve(kReservedRecords);
+  // The release list too (written once: resize, then clear keeps it).
+  released_.resize(std::max(released_.size(), kReservedRecords));
+  released_.clear();
 }
 
 size_t BackgroundSink::Append(const uint8_t* bytes, uint32_t size) {
@@ -132,18 +136,41 @@ bool BackgroundSink::CutRingRecords(absl::Span<const absl::Span<const uint8_t>> 
   cuts_.clear();
   size_t filled = current_->bytes;  // in the batch the part before `pos` goes to
   size_t part = 0;                  // where that part begins
-  for (size_t pos = 0; pos < total;) {
-    perf_event_header header;
-    if (total - pos < sizeof header) return false;
-    CopyOut(pieces, pos, sizeof header, reinterpret_cast<uint8_t*>(&header));
-    if (header.size < 8 || header.size % 8 != 0 || header.size > total - pos) return false;
-    // A record that does not fit after what the batch holds starts the next one.
-    if (filled + (pos - part) != 0 && filled + (pos - part) + header.size > batch_bytes_) {
+  size_t pos = 0;
+  // The record of header.size `size` at pos: false if it is bad; else a cut
+  // before it when it does not fit after what the batch holds (it starts
+  // the next one), and pos moved past it.
+  const auto step = [&](uint16_t size) {
+    if (size < 8 || size % 8 != 0 || size > total - pos) return false;
+    const size_t in_batch = filled + (pos - part);
+    if (in_batch != 0 && in_batch + size > batch_bytes_) {
       cuts_.push_back(pos);
       filled = 0;
       part = pos;
     }
-    pos += header.size;
+    pos += size;
+    return true;
+  };
+  size_t piece = 0, piece_begin = 0;  // the piece pos is in, where it begins
+  while (pos < total) {
+    if (total - pos < sizeof(perf_event_header)) return false;
+    while (pos >= piece_begin + pieces[piece].size()) {
+      piece_begin += pieces[piece].size();
+      ++piece;
+    }
+    const size_t piece_end = piece_begin + pieces[piece].size();
+    if (pos + sizeof(perf_event_header) <= piece_end) {
+      // The headers whole in this piece (nearly all), read in place.
+      const uint8_t* data = pieces[piece].data();
+      while (pos + sizeof(perf_event_header) <= piece_end) {
+        if (!step(LoadUnaligned<perf_event_header>(data + (pos - piece_begin)).size)) return false;
+      }
+      continue;
+    }
+    // A header split between two pieces.
+    perf_event_header header;
+    CopyOut(pieces, pos, sizeof header, reinterpret_cast<uint8_t*>(&header));
+    if (!step(header.size)) return false;
   }
   return true;
 }
@@ -371,6 +398,14 @@ absl::Status BackgroundSink::PushRingRecords(const uint8_t* bytes, size_t size) 
   // One piece: every record is whole in the batch (never in scratch_), and
   // the merge holds it there.
   const absl::Span<const uint8_t> pieces[] = {absl::MakeConstSpan(bytes, size)};
+  if (events_->size() == 1) {
+    // One event: every record is its (EventTable::Resolve), tag 1 (TagOf).
+    const EventInfo& event = events_->at(0);
+    return ForEachRecordIn(pieces, &scratch_, "JSON renderer", [&](const uint8_t* record, uint32_t record_size) {
+      merge_.Push(event.layout.TimeOf(record, record_size), MakeRecordView(record, record_size), 1);
+      return absl::OkStatus();
+    });
+  }
   return ForEachRecordIn(pieces, &scratch_, "JSON renderer", [&](const uint8_t* record, uint32_t record_size) {
     const RecordView rec = MakeRecordView(record, record_size);
     const EventInfo* event = events_->Resolve(rec.bytes, rec.size);
@@ -394,16 +429,18 @@ uint32_t BackgroundSink::TagOf(const EventInfo* event) const {
 
 absl::Status BackgroundSink::ReleaseMerged(bool all) {
   if (merge_.pending() == 0) return absl::OkStatus();
-  absl::Status status;
-  const auto write = [&](const RecordView& rec, uint32_t tag) {
-    if (status.ok()) status = inner_->Write(rec, tag != 0 ? &events_->at(static_cast<int>(tag - 1)) : nullptr);
+  // The release in order, then to the inner sink in one call (the records
+  // stay where the batches hold them until RecycleLocked sees them released).
+  released_.clear();
+  const auto take = [this](const RecordView& rec, uint32_t tag) {
+    released_.push_back({rec.bytes, rec.size, tag != 0 ? &events_->at(static_cast<int>(tag - 1)) : nullptr});
   };
   if (all) {
-    merge_.Finish(write);
+    merge_.Finish(take);
   } else {
-    merge_.EndRound(write);
+    merge_.EndRound(take);
   }
-  return status;
+  return released_.empty() ? absl::OkStatus() : inner_->WriteRecords(released_);
 }
 
 absl::StatusOr<std::string> BackgroundSink::Switch() {

@@ -53,7 +53,8 @@
 // copy): a rendered batch is kept, not reused or freed, until the merge has
 // released every ring record of it (released_before()). The inner
 // sink gets the calls the session would give it with its merge, in the same
-// order (ring records through Write), so its output is byte for byte the
+// order (ring records through Write, a release of the merge at a time
+// through WriteRecords), so its output is byte for byte the
 // same, with one exception: WriteAux hands on the chunk but not its trace
 // (empty pieces), so the inner sink must not need the trace (JSON Lines
 // writes the AUXTRACE record's fields only). The inner sink must not take
@@ -98,8 +99,9 @@ class BackgroundSink : public RecordSink {
   static constexpr size_t kDefaultMaxQueuedBytes = 64 << 20;
   // Finished batches kept for reuse; more are freed.
   static constexpr size_t kSpareBatches = 4;
-  // Records the merge has room for from Begin (24 bytes each): about two
-  // rounds of `record -a -F 50000` on two CPUs; more grow it.
+  // Records the merge has room for from Begin (24 bytes each, and as much
+  // for the list of a release handed to the inner sink): about two rounds
+  // of `record -a -F 50000` on two CPUs; more grow it.
   static constexpr size_t kReservedRecords = 32 << 10;
   // A sleeping renderer is woken at a full batch once the queue holds this
   // many batches' bytes (besides Switch, Stop and a wait for room).
@@ -242,6 +244,7 @@ class BackgroundSink : public RecordSink {
   };
   std::deque<Retained> retained_;
   std::vector<uint64_t> scratch_;       // the renderer's (ForEachRecordIn's; unused: one piece)
+  std::vector<SinkRecord> released_;    // the renderer's: a release, for inner_->WriteRecords
 
   mutable std::mutex mu_;
   // The renderer sleeps on this futex word (a batch, or stop): it reads the

@@ -45,6 +45,11 @@ absl::Status JsonLinesFileSink::Write(const RecordView& rec, const EventInfo* ev
   return absl::OkStatus();
 }
 
+absl::Status JsonLinesFileSink::WriteRecords(absl::Span<const SinkRecord> records) {
+  if (absl::Status s = json_->WriteRecords(records); !s.ok()) return Failed(s);
+  return absl::OkStatus();
+}
+
 absl::Status JsonLinesFileSink::WriteAuxInfo(absl::Span<const uint8_t> record) {
   if (absl::Status s = json_->WriteAuxInfo(record); !s.ok()) return Failed(s);
   return absl::OkStatus();

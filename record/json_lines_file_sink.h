@@ -36,6 +36,7 @@ class JsonLinesFileSink : public RecordSink {
 
   absl::Status Begin(const EventTable& events) override;
   absl::Status Write(const RecordView& rec, const EventInfo* event) override;
+  absl::Status WriteRecords(absl::Span<const SinkRecord> records) override;
   // AUXTRACE_INFO and AUXTRACE lines, no trace (JsonLinesSink).
   absl::Status WriteAuxInfo(absl::Span<const uint8_t> record) override;
   absl::Status WriteAux(const aux::AuxtraceChunk& chunk,

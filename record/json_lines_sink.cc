@@ -10,6 +10,7 @@
 #include <new>
 #include <utility>
 
+#include "absl/base/attributes.h"
 #include "absl/strings/str_cat.h"
 #include "aux/auxtrace_record.h"
 #include "json/record_json.h"
@@ -62,7 +63,8 @@ absl::Status JsonLinesSink::WriteAux(const aux::AuxtraceChunk& chunk,
   return Append(record.data(), aux::kAuxtraceRecordSize, nullptr);
 }
 
-absl::Status JsonLinesSink::Append(const uint8_t* bytes, uint32_t size, const EventInfo* event) {
+ABSL_ATTRIBUTE_NOINLINE absl::Status JsonLinesSink::Append(const uint8_t* bytes, uint32_t size,
+                                                            const EventInfo* event) {
   // Most records of a capture: a sample of a common layout, rendered from
   // its bytes into the buffer (AppendJsonLineOrMalformed would render the
   // same line into a string).
@@ -89,6 +91,25 @@ absl::Status JsonLinesSink::Append(const uint8_t* bytes, uint32_t size, const Ev
     if (first_malformed_error_.empty()) first_malformed_error_ = std::string(decoded.message());
   }
   return AppendText(line_);
+}
+
+absl::Status JsonLinesSink::WriteRecords(absl::Span<const SinkRecord> records) {
+  char* const end = buffer_.get() + buffer_bytes_ + kSlackBytes;
+  for (const SinkRecord& r : records) {
+    // Append's common case inline: a sample's line written into the buffer.
+    if (r.event != nullptr) {
+      char* pos = buffer_.get() + used_;
+      if (WriteSampleJsonLine(r.bytes, r.size, *r.event, &pos, end) == SampleLine::kWritten) {
+        used_ = static_cast<size_t>(pos - buffer_.get());
+        if (used_ < flush_bytes_) continue;
+        if (absl::Status s = Flush(); !s.ok()) return s;
+        continue;
+      }
+    }
+    // Any other answer: Append decides (it asks again; nothing was written).
+    if (absl::Status s = Append(r.bytes, r.size, r.event); !s.ok()) return s;
+  }
+  return absl::OkStatus();
 }
 
 absl::Status JsonLinesSink::AppendText(std::string_view text) {

@@ -82,6 +82,8 @@ class JsonLinesSink final : public RecordSink {
   absl::Status Write(const RecordView& rec, const EventInfo* event) override {
     return Append(rec.bytes, rec.size, event);
   }
+  // Append for each, in one call (RecordSink::WriteRecords).
+  absl::Status WriteRecords(absl::Span<const SinkRecord> records) override;
   absl::Status WriteAuxInfo(absl::Span<const uint8_t> record) override;
   absl::Status WriteAux(const aux::AuxtraceChunk& chunk,
                         absl::Span<const absl::Span<const uint8_t>> pieces) override;

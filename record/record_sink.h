@@ -19,6 +19,14 @@
 
 namespace perfring {
 
+// A record and its event as Write takes them (RecordSink::WriteRecords):
+// `size` bytes at `bytes` (8-aligned, header included).
+struct SinkRecord {
+  const uint8_t* bytes;
+  uint32_t size;
+  const EventInfo* event;
+};
+
 // The session calls, from one thread: Begin once; then, when the capture has
 // AUX trace, WriteAuxInfo once; then Write for every record in time order
 // (the synthesized side-band first, then ring records merged across rings by
@@ -43,6 +51,16 @@ class RecordSink {
   // `event`: the record's event (IDENTIFIER), the first event for
   // synthesized records, or nullptr when the id matched no event.
   virtual absl::Status Write(const RecordView& rec, const EventInfo* event) = 0;
+  // Write for each of `records` in order (their bytes valid only during the
+  // call), stopping at the first failure, which it returns: the same calls
+  // in one, for a caller that has many records at once (the JSON renderer's
+  // time-ordered releases, record/background_sink.h). Default: Write each.
+  virtual absl::Status WriteRecords(absl::Span<const SinkRecord> records) {
+    for (const SinkRecord& r : records) {
+      if (absl::Status s = Write(MakeRecordView(r.bytes, r.size), r.event); !s.ok()) return s;
+    }
+    return absl::OkStatus();
+  }
   // Whether the sink takes the rings' records unmerged (WriteRingRecords):
   // perf.data, whose readers sort each round themselves (FINISHED_ROUND), as
   // perf record writes it. The session then skips its time-ordered merge.

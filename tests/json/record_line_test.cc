@@ -388,5 +388,121 @@ TEST_F(SampleJsonLineTest, OtherRecordsAndLayoutsAndMalformedSamplesAreDeclined)
   EXPECT_TRUE(declined(good, size, stale)) << "a layout of another format";
 }
 
+// The sample_types `record` gives its events (IP|TID|TIME, with or without
+// IDENTIFIER, CPU, PERIOD, CALLCHAIN), which the in-place way renders with
+// their offsets fixed at compile time, and a few others.
+std::vector<uint64_t> RecordSampleTypes() {
+  std::vector<uint64_t> types;
+  for (uint32_t mask = 0; mask < 16; ++mask) {
+    uint64_t t = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+    if (mask & 1) t |= PERF_SAMPLE_IDENTIFIER;
+    if (mask & 2) t |= PERF_SAMPLE_CPU;
+    if (mask & 4) t |= PERF_SAMPLE_PERIOD;
+    if (mask & 8) t |= PERF_SAMPLE_CALLCHAIN;
+    types.push_back(t);
+  }
+  types.push_back(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN);
+  types.push_back(PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CALLCHAIN);
+  types.push_back(0);
+  return types;
+}
+
+// In place, for every layout `record` uses and others: what the string way
+// declines (a record cut short, a bad header, a callchain past the record,
+// another type, a layout of another format) is declined with nothing
+// written, and what it takes renders as it does.
+TEST_F(SampleJsonLineTest, InPlaceDeclinesWhatTheStringWayDeclinesForEveryLayoutRecordUses) {
+  for (uint64_t t : RecordSampleTypes()) {
+    const EventInfo event = Event(t);
+    EventInfo stale = event;
+    stale.layout = SampleLayout();
+    const std::vector<uint8_t> good = Sample(t, PERF_RECORD_MISC_KERNEL, 3, 4, {PERF_CONTEXT_KERNEL, 0x401000});
+    std::vector<std::pair<std::vector<uint8_t>, uint32_t>> cases;  // bytes, size given
+    const auto size = static_cast<uint32_t>(good.size());
+    cases.push_back({good, size});
+    cases.push_back({good, size - 8});  // header.size beyond the bytes
+    cases.push_back({good, 7});         // shorter than a header
+    for (uint16_t header_size : {uint16_t(size - 4), uint16_t(size - 8), uint16_t(8), uint16_t(16)}) {
+      std::vector<uint8_t> bytes = good;
+      testing::SetHeaderSize(&bytes, header_size);
+      cases.push_back({bytes, size});
+    }
+    if (t & PERF_SAMPLE_CALLCHAIN) {
+      const size_t nr_at = good.size() - 3 * 8;  // nr, then the two entries
+      for (uint64_t nr : {uint64_t{3}, uint64_t{1} << 61, ~uint64_t{0}, uint64_t{0}}) {
+        std::vector<uint8_t> bytes = good;
+        std::memcpy(bytes.data() + nr_at, &nr, 8);
+        cases.push_back({bytes, size});
+      }
+    }
+    std::vector<uint8_t> mmap = good;
+    mmap[0] = PERF_RECORD_MMAP;
+    cases.push_back({mmap, size});
+    // Every field whole, but a header.size that is not a multiple of 8.
+    std::vector<uint8_t> odd = good;
+    odd.resize(odd.size() + 8, 0);
+    testing::SetHeaderSize(&odd, static_cast<uint16_t>(size + 4));
+    cases.push_back({odd, size + 8});
+    for (const EventInfo* e : {&event, static_cast<const EventInfo*>(&stale)}) {
+      for (const auto& [bytes, given] : cases) {
+        std::string line;
+        const bool taken = AppendSampleJsonLine(bytes.data(), given, *e, &line);
+        std::vector<char> buffer(64 << 10, 'x');
+        char* pos = buffer.data();
+        const SampleLine in_place = WriteSampleJsonLine(bytes.data(), given, *e, &pos, buffer.data() + buffer.size());
+        if (!taken) {
+          EXPECT_EQ(in_place, SampleLine::kNotFixedSample) << "sample_type 0x" << std::hex << t;
+          EXPECT_EQ(pos, buffer.data());
+          continue;
+        }
+        ASSERT_EQ(in_place, SampleLine::kWritten) << "sample_type 0x" << std::hex << t;
+        EXPECT_EQ(std::string(buffer.data(), pos), line) << "sample_type 0x" << std::hex << t;
+      }
+    }
+  }
+}
+
+// In place, in a range of any size: the whole line (as the string way
+// renders it) and nothing past the range, or kNoRoom with the position
+// kept and nothing past the range either; from some room on always the
+// line. Every layout `record` uses and others, callchains of 0 to 40
+// entries, and an event whose name is too long for the cached opening.
+TEST_F(SampleJsonLineTest, InPlaceWritesTheWholeLineOrNoneAndNothingPastTheRangeWhateverItsRoom) {
+  EventInfo long_name = Event(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN);
+  long_name.name = "probe:" + std::string(150, 'n');
+  std::vector<EventInfo> events;
+  for (uint64_t t : RecordSampleTypes()) events.push_back(Event(t));
+  events.push_back(long_name);
+  for (const EventInfo& event : events) {
+    const uint64_t t = event.format.sample_type;
+    for (size_t entries : {size_t{0}, size_t{1}, size_t{7}, size_t{40}}) {
+      std::vector<uint64_t> chain;
+      for (size_t i = 0; i < entries; ++i) chain.push_back(0xffffffff81000000ULL + i * 0x123456789ULL);
+      const std::vector<uint8_t> bytes = Sample(t, PERF_RECORD_MISC_USER, 17211, 17270, chain);
+      std::string want;
+      ASSERT_TRUE(AppendSampleJsonLine(bytes.data(), static_cast<uint32_t>(bytes.size()), event, &want));
+      constexpr size_t kGuard = 64;
+      bool fitted = false;
+      for (size_t room = 0; room <= want.size() + 8192; ++room) {
+        std::vector<char> buffer(room + kGuard, '#');
+        char* pos = buffer.data();
+        const SampleLine line =
+            WriteSampleJsonLine(bytes.data(), static_cast<uint32_t>(bytes.size()), event, &pos, buffer.data() + room);
+        ASSERT_EQ(std::string(buffer.data() + room, kGuard), std::string(kGuard, '#'))
+            << "written past the range of " << room << " bytes, sample_type 0x" << std::hex << t;
+        if (line == SampleLine::kNoRoom) {
+          ASSERT_FALSE(fitted) << "no room in " << room << " bytes after a line fitted in fewer";
+          ASSERT_EQ(pos, buffer.data());
+          continue;
+        }
+        ASSERT_EQ(line, SampleLine::kWritten) << room;
+        ASSERT_EQ(std::string(buffer.data(), pos), want) << room << " bytes, sample_type 0x" << std::hex << t;
+        fitted = true;
+      }
+      EXPECT_TRUE(fitted) << "sample_type 0x" << std::hex << t << ", " << std::dec << entries << " entries";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace perfring

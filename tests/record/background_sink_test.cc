@@ -423,6 +423,107 @@ TEST(BackgroundSink, RingRecordsReachTheInnerSinkAsTheSessionsMergeWouldReleaseT
   for (size_t i = 1; i + 1 < inner.records.size(); ++i) EXPECT_EQ(inner.records[i].event, "cpu-clock");
 }
 
+// A MemorySink that takes WriteRecords itself: notes the size of each call,
+// fails the `fail_at`th one (0: none).
+class ReleaseSink : public MemorySink {
+ public:
+  absl::Status WriteRecords(absl::Span<const SinkRecord> records) override {
+    calls.push_back(records.size());
+    if (static_cast<int>(calls.size()) == fail_at) return absl::ResourceExhaustedError("disk full (test)");
+    for (const SinkRecord& r : records) {
+      if (absl::Status s = MemorySink::Write(MakeRecordView(r.bytes, r.size), r.event); !s.ok()) return s;
+    }
+    return absl::OkStatus();
+  }
+  std::vector<size_t> calls;  // records a WriteRecords call
+  int fail_at = 0;
+};
+
+// The merge's releases reach the inner sink a release at a time through
+// WriteRecords (one call for everything a round's end or a Write releases),
+// in time order, each record with its event: with one event (every record
+// its) and with two (each record's own, by IDENTIFIER); the session's own
+// records through Write. A WriteRecords failure comes back to the writer.
+TEST(BackgroundSink, EachReleaseOfTheMergeIsOneWriteRecordsInTimeOrderWithTheRecordsEvents) {
+  for (const bool two_events : {false, true}) {
+    SCOPED_TRACE(two_events ? "two events" : "one event");
+    EventTable table;
+    EventInfo timed;
+    timed.attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME;
+    timed.format = EventFormat::FromAttr(timed.attr);
+    timed.name = "a";
+    table.Add(timed);
+    table.AddId(7, 0);
+    if (two_events) {
+      timed.name = "b";
+      table.Add(timed);
+      table.AddId(8, 1);
+    }
+    // A SAMPLE of IDENTIFIER (id 7, or 8 for an odd time with two events), TIME.
+    const auto ring = [two_events](std::vector<uint64_t> times) {
+      std::vector<uint64_t> words;
+      for (uint64_t time : times) {
+        perf_event_header header{PERF_RECORD_SAMPLE, 0, 24};
+        uint64_t first = 0;
+        std::memcpy(&first, &header, sizeof header);
+        words.insert(words.end(), {first, two_events && time % 2 == 1 ? uint64_t{8} : uint64_t{7}, time});
+      }
+      return words;
+    };
+    const std::vector<std::vector<std::vector<uint64_t>>> passes = {
+        {ring({10, 30, 50}), ring({20, 41})},
+        {ring({60, 80, 100}), ring({55, 70})},
+        {ring({110}), ring({91, 120})},
+    };
+    ReleaseSink inner;
+    {
+      BackgroundSink sink(&inner);
+      ASSERT_TRUE(sink.Begin(table).ok());
+      for (const std::vector<std::vector<uint64_t>>& pass : passes) {
+        for (const std::vector<uint64_t>& words : pass) {
+          const absl::Span<const uint8_t> pieces[] = {
+              absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(words.data()), words.size() * 8)};
+          ASSERT_TRUE(sink.WriteRingRecords(pieces).ok());
+        }
+        ASSERT_TRUE(sink.EndRound().ok());
+      }
+      ASSERT_TRUE(WriteNumbered(sink, 2).ok());  // releases the rest first
+      ASSERT_TRUE(sink.End(CaptureSummary{}).ok());
+    }
+    // Round 2's end releases up to round 1's last time (50), round 3's up
+    // to round 2's (100, with 91 of round 3), the Write the rest.
+    EXPECT_EQ(inner.calls, (std::vector<size_t>{5, 6, 2}));
+    std::vector<uint64_t> times;
+    for (size_t i = 0; i + 1 < inner.records.size(); ++i) {
+      const StoredRecord& r = inner.records[i];
+      ASSERT_EQ(r.words.size(), 3u);
+      times.push_back(r.words[2]);
+      EXPECT_EQ(r.event, two_events && r.words[2] % 2 == 1 ? "b" : "a") << r.words[2];
+    }
+    EXPECT_EQ(times, (std::vector<uint64_t>{10, 20, 30, 41, 50, 55, 60, 70, 80, 91, 100, 110, 120}));
+    EXPECT_EQ(NumberOf(inner.records.back()), 2u);
+  }
+  // The second release fails: the writer hears of it, nothing more reaches the sink.
+  EventTable table;
+  AddTimedEvent(&table, "a");
+  ReleaseSink inner;
+  inner.fail_at = 2;
+  BackgroundSink sink(&inner);
+  ASSERT_TRUE(sink.Begin(table).ok());
+  absl::Status status;
+  for (uint64_t round = 0; round < 4 && status.ok(); ++round) {
+    const std::vector<uint64_t> words = Numbered(10 + round);
+    const absl::Span<const uint8_t> pieces[] = {
+        absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(words.data()), words.size() * 8)};
+    status = sink.WriteRingRecords(pieces);
+    if (status.ok()) status = sink.EndRound();
+  }
+  if (status.ok()) status = sink.Stop();
+  EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted) << status;
+  EXPECT_EQ(inner.calls.size(), 2u);
+  EXPECT_EQ(NumbersOf(inner), (std::vector<uint64_t>{10}));
+}
+
 // The merge holds ring records where the batches have them: a batch is
 // reused (or freed) only once the merge has released all of them. Tiny
 // batches over many passes of two interleaved rings, with records held

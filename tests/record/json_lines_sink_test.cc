@@ -9,6 +9,7 @@
 
 #include <csignal>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -194,6 +195,68 @@ TEST_F(JsonLinesSinkTest, EveryLineWholeAndInOrderWhateverTheBufferSize) {
     EXPECT_TRUE(text == lines.want) << "buffer of " << buffer_bytes << " bytes: " << text.size()
                                     << " bytes against " << lines.want.size();
   }
+}
+
+// WriteRecords (the JSON renderer's way: a release of the merge at a time)
+// gives the file the bytes Write gives it a record at a time, whatever the
+// buffer's size and however many records a call takes, a malformed record
+// and records without an event among them, counted as Write counts them.
+TEST_F(JsonLinesSinkTest, WriteRecordsGivesTheBytesOfWriteOneByOneWhateverTheBufferAndCallSizes) {
+  const ChainLines lines;
+  // A SAMPLE too short for IP|TID|TIME|CALLCHAIN: MALFORMED.
+  alignas(8) uint8_t bad[16] = {};
+  const perf_event_header bad_header{PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof bad};
+  std::memcpy(bad, &bad_header, sizeof bad_header);
+  std::vector<SinkRecord> records;
+  for (size_t i = 0; i < lines.records.size(); ++i) {
+    const std::vector<uint64_t>& r = lines.records[i];
+    records.push_back({reinterpret_cast<const uint8_t*>(r.data()), static_cast<uint32_t>(r.size() * 8), &lines.event});
+    records.push_back({lines.comm.view().bytes, lines.comm.view().size, i % 3 == 0 ? nullptr : &lines.event});
+    if (i == 100) records.push_back({bad, sizeof bad, &lines.event});
+  }
+  std::string want;
+  {
+    JsonLinesSink sink(fd_);
+    ASSERT_TRUE(sink.Begin(EventTable{}).ok());
+    for (const SinkRecord& r : records) ASSERT_TRUE(sink.Write(MakeRecordView(r.bytes, r.size), r.event).ok());
+    ASSERT_TRUE(sink.End(CaptureSummary{}).ok());
+    want = FileText(fd_);
+    ASSERT_EQ(sink.malformed_records(), 1u);
+  }
+  ASSERT_GT(want.size(), 360000u);  // the two long lines
+  for (size_t buffer_bytes : {size_t{1}, size_t{200}, size_t{5000}, size_t{1} << 20}) {
+    for (size_t per_call : {size_t{1}, size_t{3}, size_t{64}, records.size()}) {
+      Empty(fd_);
+      JsonLinesSink sink(fd_, buffer_bytes);
+      ASSERT_TRUE(sink.Begin(EventTable{}).ok());
+      for (size_t i = 0; i < records.size(); i += per_call) {
+        const size_t n = std::min(per_call, records.size() - i);
+        ASSERT_TRUE(sink.WriteRecords(absl::MakeConstSpan(records.data() + i, n)).ok());
+      }
+      EXPECT_EQ(sink.BytesWritten(), want.size());
+      ASSERT_TRUE(sink.End(CaptureSummary{}).ok());
+      EXPECT_EQ(sink.malformed_records(), 1u);
+      const std::string text = FileText(fd_);
+      EXPECT_TRUE(text == want) << "buffer of " << buffer_bytes << " bytes, " << per_call
+                                << " records a call: " << text.size() << " bytes against " << want.size();
+    }
+  }
+}
+
+// WriteRecords stops at the first failed write and returns it.
+TEST_F(JsonLinesSinkTest, WriteRecordsReturnsTheFirstWriteError) {
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  close(pipe_fds[0]);
+  signal(SIGPIPE, SIG_IGN);
+  JsonLinesSink sink(pipe_fds[1], /*buffer_bytes=*/1);
+  const SyntheticRecord comm = SyntheticRecord::Comm(1, 1, "x", event_.format);
+  const std::vector<SinkRecord> records(3, SinkRecord{comm.view().bytes, comm.view().size, &event_});
+  const absl::Status status = sink.WriteRecords(records);
+  EXPECT_FALSE(status.ok());
+  EXPECT_THAT(std::string(status.message()), ::testing::HasSubstr("Broken pipe"));
+  EXPECT_EQ(sink.write_errno(), EPIPE);
+  close(pipe_fds[1]);
 }
 
 // A new file in TEST_TMPDIR, read-write.
