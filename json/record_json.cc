@@ -123,6 +123,20 @@ ABSL_ATTRIBUTE_NOINLINE void FillFragment(uint64_t value, FragmentOf<kBytes>* fr
 #pragma GCC diagnostic pop
 #endif
 
+// `"KEY":V`, kept in *fragment for its last value V and rendered again only
+// when V changes (a capture's period and its time / 10^8 seldom do).
+template <size_t N>
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline const Fragment& KeyU64Text(Fragment* fragment, const char (&key)[N],
+                                                               uint64_t value) {
+  if (ABSL_PREDICT_FALSE(!fragment->valid || fragment->value != value)) {
+    FillFragment(value, fragment, [&key, value](JsonSink& o) {
+      o.Key(key);
+      o.U64(value);
+    });
+  }
+  return *fragment;
+}
+
 // `"pid":P,"tid":T` of the last few (pid, tid) pairs a thread rendered, in
 // a few slots chosen by the pair: the samples of a capture come from a few
 // busy threads, so most lines copy the pair's text instead of formatting
@@ -407,13 +421,7 @@ PERFRING_JSON_FLATTEN bool WriteSampleLine(const uint8_t* bytes, uint32_t size,
       // The digits above the last eight, with the key, copied; the last
       // eight zero-padded: the same digits as U64(s.time).
       const uint64_t high = s.time / JsonSink::kTenTo8;
-      Fragment& high_text = *texts.time_high;  // `"time":H`
-      if (ABSL_PREDICT_FALSE(!high_text.valid || high_text.value != high)) {
-        FillFragment(high, &high_text, [high](JsonSink& p) {
-          p.Key("time");
-          p.U64(high);
-        });
-      }
+      const Fragment& high_text = KeyU64Text(texts.time_high, "time", high);  // `"time":H`
       j.RawFragment(high_text.text, high_text.size);
       j.LowDigits8(static_cast<uint32_t>(s.time - high * JsonSink::kTenTo8));
     } else {
@@ -427,14 +435,7 @@ PERFRING_JSON_FLATTEN bool WriteSampleLine(const uint8_t* bytes, uint32_t size,
   }
   WriteIdStreamIdCpu(j, t, s);
   if (t & PERF_SAMPLE_PERIOD) {
-    Fragment& period = *texts.period;  // `"period":N`
-    if (ABSL_PREDICT_FALSE(!period.valid || period.value != s.period)) {
-      const uint64_t value = s.period;
-      FillFragment(value, &period, [value](JsonSink& p) {
-        p.Key("period");
-        p.U64(value);
-      });
-    }
+    const Fragment& period = KeyU64Text(texts.period, "period", s.period);  // `"period":N`
     j.RawFragment(period.text, period.size);
   }
   if (t & PERF_SAMPLE_CALLCHAIN) {
@@ -549,14 +550,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline char* FixedLine(const uint8_t* bytes, uint32
       // WriteSampleLine's way: the digits above the last eight with the
       // key, cached; the last eight.
       const uint64_t high = time / JsonSink::kTenTo8;
-      Fragment& high_text = *texts.time_high;  // `"time":H`
-      if (ABSL_PREDICT_FALSE(!high_text.valid || high_text.value != high)) {
-        FillFragment(high, &high_text, [high](JsonSink& o) {
-          o.Key("time");
-          o.U64(high);
-        });
-      }
-      p = PutFragment(p, high_text);
+      p = PutFragment(p, KeyU64Text(texts.time_high, "time", high));  // `"time":H`
       p = JsonSink::LowDigits8Text(static_cast<uint32_t>(time - high * JsonSink::kTenTo8), p);
     } else {
       p = JsonSink::DecimalText(time, PutText(p, ",\"time\":"));
@@ -580,14 +574,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline char* FixedLine(const uint8_t* bytes, uint32
   }
   if (t & PERF_SAMPLE_PERIOD) {
     const uint64_t value = u64(PERFRING_FIELD(PERF_SAMPLE_PERIOD, period));
-    Fragment& period = *texts.period;  // `"period":N`
-    if (ABSL_PREDICT_FALSE(!period.valid || period.value != value)) {
-      FillFragment(value, &period, [value](JsonSink& o) {
-        o.Key("period");
-        o.U64(value);
-      });
-    }
-    p = PutFragment(p, period);
+    p = PutFragment(p, KeyU64Text(texts.period, "period", value));  // `"period":N`
   }
 #undef PERFRING_FIELD
   if (t & PERF_SAMPLE_CALLCHAIN) {
