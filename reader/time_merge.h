@@ -23,9 +23,12 @@ namespace perfring {
 // records are kept in arrival order, cut into runs (maximal stretches whose
 // times do not decrease: about one per ring and round), and a release is a
 // k-way merge of the runs' fronts through a small heap of runs, with the
-// comparator inlined. The output is the same as a sort of every held record
-// by (time, arrival), whatever the input (a ring out of order, times of 0,
-// one ring or many): a run out of order only starts a new run.
+// comparator inlined, down to two runs, which a plain two-way loop merges,
+// and one, whose rest goes as it is (a run's stretch within the release's
+// limit is found once, by binary search, not checked a record at a time).
+// The output is the same as a sort of every held record by (time,
+// arrival), whatever the input (a ring out of order, times of 0, one ring
+// or many): a run out of order only starts a new run.
 //
 // What it holds: by default a copy of each record, in an arena that it
 // reuses (in steady state it allocates nothing per record beyond amortized
@@ -89,6 +92,7 @@ class TimeOrderedMerge {
   struct Run {
     size_t next;
     size_t end;
+    size_t stop = 0;  // a release's: the run's first record past its limit
   };
 
   // Copies `rec` into arena_ (8-aligned); its offset there.
@@ -116,7 +120,7 @@ class TimeOrderedMerge {
   // O(1) times on average.
   void Compact();
 
-  // How many records ahead of its front a run's bytes are prefetched.
+  // How many records ahead a release prefetches a copy's bytes.
   static constexpr size_t kPrefetchAhead = 4;
 
   const bool in_place_;
@@ -170,38 +174,78 @@ template <typename Fn>
 size_t TimeOrderedMerge::ReleaseUpTo(uint64_t limit, Fn&& fn) {
   heap_.clear();
   for (size_t r = 0; r < runs_.size(); ++r) {
-    const Run& run = runs_[r];
+    Run& run = runs_[r];
     if (run.next != run.end && held_[run.next].time <= limit) {
+      // The run's times do not decrease: what it releases is a prefix.
+      run.stop = run.end;
+      if (held_[run.end - 1].time > limit) {
+        const auto past = std::upper_bound(held_.begin() + run.next, held_.begin() + run.end, limit,
+                                           [](uint64_t t, const Held& h) { return t < h.time; });
+        run.stop = static_cast<size_t>(past - held_.begin());
+      }
       heap_.push_back(static_cast<uint32_t>(r));
     }
   }
   size_t n = heap_.size();
   if (n == 0) return 0;
-  for (size_t i = n / 2; i-- > 0;) SiftDown(i, n);  // heapify
   size_t released = 0;
-  while (n != 0) {
-    Run& run = runs_[heap_[0]];
-    const Held& held = held_[run.next];
+  const auto release = [&](size_t i) {
+    const Held& held = held_[i];
     if constexpr (std::is_invocable_v<Fn&, const RecordView&, uint32_t>) {
       fn(MakeRecordView(BytesOf(held), held.size), held.tag);
     } else {
       fn(MakeRecordView(BytesOf(held), held.size));
     }
     if (!in_place_) live_bytes_ -= held.size;
-    ++released;
-    ++run.next;
-    // The run's records a few ahead: its bytes are in arrival order (in the
-    // arena, or the caller's), the runs interleave in the merged order.
-    if (run.next + kPrefetchAhead < run.end) {
-      __builtin_prefetch(BytesOf(held_[run.next + kPrefetchAhead]));
+    // A copy a few ahead in arrival order (the arena's order; the runs
+    // interleave), for a fn that reads the bytes at once. Not kInPlace:
+    // its caller (BackgroundSink) reads them after the whole release.
+    if (!in_place_ && i + kPrefetchAhead < held_.size()) {
+      __builtin_prefetch(arena_.data() + held_[i + kPrefetchAhead].where);
     }
-    if (run.next == run.end || held_[run.next].time > limit) {
-      // This run has nothing more to release: out of the heap.
-      heap_[0] = heap_[--n];
-      if (n == 0) break;
+  };
+  if (n > 2) {
+    for (size_t i = n / 2; i-- > 0;) SiftDown(i, n);  // heapify
+    while (n > 2) {
+      Run& run = runs_[heap_[0]];
+      release(run.next);
+      ++released;
+      if (++run.next == run.stop) {
+        heap_[0] = heap_[--n];  // this run has nothing more to release
+      }
+      SiftDown(0, n);
     }
-    SiftDown(0, n);
   }
+  if (n == 2) {
+    // Two runs: `a` arrived first (runs_ is in arrival order), so it wins
+    // a tie in time.
+    const uint32_t ra = std::min(heap_[0], heap_[1]), rb = std::max(heap_[0], heap_[1]);
+    size_t i = runs_[ra].next, j = runs_[rb].next;
+    const size_t i_stop = runs_[ra].stop, j_stop = runs_[rb].stop;
+    const size_t first = released;
+    uint64_t ti = held_[i].time, tj = held_[j].time;
+    for (;;) {
+      if (tj < ti) {
+        release(j);
+        if (++j == j_stop) break;
+        tj = held_[j].time;
+      } else {
+        release(i);
+        if (++i == i_stop) break;
+        ti = held_[i].time;
+      }
+    }
+    released = first + (i - runs_[ra].next) + (j - runs_[rb].next);
+    runs_[ra].next = i;
+    runs_[rb].next = j;
+    heap_[0] = i == i_stop ? rb : ra;
+    n = 1;
+  }
+  // One run: its rest within the limit, as it is.
+  Run& run = runs_[heap_[0]];
+  for (size_t i = run.next; i != run.stop; ++i) release(i);
+  released += run.stop - run.next;
+  run.next = run.stop;
   live_ -= released;
   Compact();
   return released;

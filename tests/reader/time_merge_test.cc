@@ -206,7 +206,11 @@ TEST(TimeOrderedMergeTest, MergesInterleavedRingsOverManyRounds) {
 // over its bytes (as BackgroundSink reuses a batch), which the merge must
 // not read again; released_before() never passes a held record and reaches
 // every record pushed before the previous round's end at each EndRound.
-void CheckAgainstModel(TimeOrderedMerge::Holding holding) {
+// `rings` fixed (0: 1 to 4 at random); `disorder` false: no record late
+// within its ring and no time of 0 (runs then break only where one ring's
+// records follow another's: two to four runs a release, the merge's two-way
+// and single-run paths, with ties across rings).
+void CheckAgainstModel(TimeOrderedMerge::Holding holding, int fixed_rings = 0, bool disorder = true) {
   const bool in_place = holding == TimeOrderedMerge::Holding::kInPlace;
   struct Model {
     uint64_t time, tag;
@@ -228,7 +232,7 @@ void CheckAgainstModel(TimeOrderedMerge::Holding holding) {
     uint64_t max_time = 0, limit = 0;
     bool pushed = false, have_limit = false;
     uint64_t tag = 0;
-    const int rings = 1 + static_cast<int>(next_rand(4));
+    const int rings = fixed_rings != 0 ? fixed_rings : 1 + static_cast<int>(next_rand(4));
     std::vector<uint64_t> ring_time(rings, 0);
     auto collect = [&](const RecordView& rec) {
       got.push_back(TagOf(rec));
@@ -257,7 +261,7 @@ void CheckAgainstModel(TimeOrderedMerge::Holding holding) {
         const uint64_t count = next_rand(30);
         for (uint64_t i = 0; i < count; ++i) {
           uint64_t time;
-          switch (next_rand(10)) {
+          switch (disorder ? next_rand(10) : 2 + next_rand(8)) {
             case 0: time = 0; break;                                           // no TIME
             case 1: time = ring_time[r] > 5 ? ring_time[r] - next_rand(5) : 0; break;  // late
             default: time = ring_time[r] += next_rand(3);                       // ties
@@ -310,6 +314,19 @@ TEST(TimeOrderedMergeTest, MatchesSortByTimeThenArrivalWhateverTheInput) {
 
 TEST(TimeOrderedMergeTest, InPlaceMatchesTheModelAndSaysWhatItNoLongerHolds) {
   CheckAgainstModel(TimeOrderedMerge::Holding::kInPlace);
+}
+
+// Two rings (a release merges two runs, or three or four down to two), and
+// three: in order, with ties across the rings, and with disorder.
+TEST(TimeOrderedMergeTest, TwoOrThreeRingsMatchTheModel) {
+  for (const auto holding : {TimeOrderedMerge::Holding::kCopies, TimeOrderedMerge::Holding::kInPlace}) {
+    for (const int rings : {2, 3}) {
+      for (const bool disorder : {false, true}) {
+        SCOPED_TRACE(testing::Message() << "rings " << rings << " disorder " << disorder);
+        CheckAgainstModel(holding, rings, disorder);
+      }
+    }
+  }
 }
 
 // kInPlace keeps no copy: a record changed after its push is released as
