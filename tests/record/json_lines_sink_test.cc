@@ -243,22 +243,6 @@ TEST_F(JsonLinesSinkTest, WriteRecordsGivesTheBytesOfWriteOneByOneWhateverTheBuf
   }
 }
 
-// WriteRecords stops at the first failed write and returns it.
-TEST_F(JsonLinesSinkTest, WriteRecordsReturnsTheFirstWriteError) {
-  int pipe_fds[2];
-  ASSERT_EQ(pipe(pipe_fds), 0);
-  close(pipe_fds[0]);
-  signal(SIGPIPE, SIG_IGN);
-  JsonLinesSink sink(pipe_fds[1], /*buffer_bytes=*/1);
-  const SyntheticRecord comm = SyntheticRecord::Comm(1, 1, "x", event_.format);
-  const std::vector<SinkRecord> records(3, SinkRecord{comm.view().bytes, comm.view().size, &event_});
-  const absl::Status status = sink.WriteRecords(records);
-  EXPECT_FALSE(status.ok());
-  EXPECT_THAT(std::string(status.message()), ::testing::HasSubstr("Broken pipe"));
-  EXPECT_EQ(sink.write_errno(), EPIPE);
-  close(pipe_fds[1]);
-}
-
 // A new file in TEST_TMPDIR, read-write.
 int NewTempFile(const std::string& name) {
   const char* dir = std::getenv("TEST_TMPDIR");
@@ -404,16 +388,28 @@ TEST_F(JsonLinesSinkTest, AFileSizeLimitCuttingADirectWriteKeepsWholeLinesAndSay
   EXPECT_GT(lines.want.find('\n', text.size()) + 1, kLimit);
 }
 
+// Write and WriteRecords (which stops at the first failed write) return the
+// write's error.
 TEST_F(JsonLinesSinkTest, WriteErrorsAreReported) {
   int pipe_fds[2];
   ASSERT_EQ(pipe(pipe_fds), 0);
   close(pipe_fds[0]);
   signal(SIGPIPE, SIG_IGN);
-  JsonLinesSink sink(pipe_fds[1], /*buffer_bytes=*/1);
   const SyntheticRecord comm = SyntheticRecord::Comm(1, 1, "x", event_.format);
-  const absl::Status status = sink.Write(comm.view(), &event_);
-  EXPECT_FALSE(status.ok());
-  EXPECT_THAT(std::string(status.message()), ::testing::HasSubstr("Broken pipe"));
+  {
+    JsonLinesSink sink(pipe_fds[1], /*buffer_bytes=*/1);
+    const absl::Status status = sink.Write(comm.view(), &event_);
+    EXPECT_FALSE(status.ok());
+    EXPECT_THAT(std::string(status.message()), ::testing::HasSubstr("Broken pipe"));
+  }
+  {
+    JsonLinesSink sink(pipe_fds[1], /*buffer_bytes=*/1);
+    const std::vector<SinkRecord> records(3, SinkRecord{comm.view().bytes, comm.view().size, &event_});
+    const absl::Status status = sink.WriteRecords(records);
+    EXPECT_FALSE(status.ok());
+    EXPECT_THAT(std::string(status.message()), ::testing::HasSubstr("Broken pipe"));
+    EXPECT_EQ(sink.write_errno(), EPIPE);
+  }
   close(pipe_fds[1]);
 }
 
